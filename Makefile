@@ -1,0 +1,44 @@
+# TableTally. `make run` starts the kiosk, `make test` runs the whole suite; both set up .venv first.
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.tabletally-installed
+
+.PHONY: run test lint typecheck pytest bench demo train evaluate synth clean setup
+
+$(STAMP): pyproject.toml deploy/dev-setup.sh
+	VENV=$(VENV) bash deploy/dev-setup.sh
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/tabletally kiosk
+
+test: $(STAMP) lint typecheck pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+pytest: $(STAMP)
+	$(BIN)/pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python -m vision.bench
+
+demo: $(STAMP)
+	$(BIN)/python -m ui.demo --out screenshots
+
+synth: $(STAMP)
+	$(BIN)/python -m models.synth --out datasets/synth --count 4000 --seed 1
+
+train: $(STAMP)
+	$(BIN)/python -m models.train
+
+evaluate: $(STAMP)
+	$(BIN)/python -m models.evaluate
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Raspberry Pi deployment helpers (the doctor checks)."""

@@ -1,0 +1,1 @@
+"""The card model: synthetic data, training, evaluation, export, and the shipped files."""

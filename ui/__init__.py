@@ -1,0 +1,1 @@
+"""The Kivy kiosk and the `tabletally` command line."""
