@@ -1,0 +1,58 @@
+"""Recompute a whole game from its JSON game log and print the result as JSON.
+
+FILE is a game log (see docs/game-log.md), or - to read it from standard input. On success the
+scored game is printed to standard output and the exit status is 0. An invalid log (bad JSON,
+unknown keys or card codes, a broken rule) prints one line on standard error that names the
+round or deal and the problem, prints nothing on standard output, and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+EXIT_INVALID = 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the game log (JSON), or - for standard input")
+    parser.add_argument(
+        "--compact", action="store_true", help="print the result on one line instead of indented"
+    )
+
+
+def _fail(source: str, message: str) -> int:
+    # One line, whatever the message holds (player names may contain newlines).
+    line = " ".join(f"{source}: {message}".split())
+    print(f"tabletally replay: {line}", file=sys.stderr)
+    return EXIT_INVALID
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    return data.decode("utf-8-sig")
+
+
+def run(args: argparse.Namespace) -> int:
+    from scorer.errors import ScorerError
+    from scorer.log import replay_text
+
+    source = "<stdin>" if args.file == "-" else args.file
+    try:
+        text = _read(args.file)
+    except OSError as exc:
+        return _fail(source, f"cannot read the file: {exc.strerror or exc}")
+    except UnicodeDecodeError as exc:
+        return _fail(source, f"the file is not UTF-8 text (byte {exc.start}): {exc.reason}")
+    try:
+        result = replay_text(text)
+    except ScorerError as exc:
+        return _fail(source, str(exc))
+    indent = None if args.compact else 2
+    sys.stdout.write(json.dumps(result, indent=indent, ensure_ascii=False) + "\n")
+    return 0
