@@ -1,0 +1,404 @@
+"""The card-corner detector: the exported YOLO model run with ONNX Runtime (or Ultralytics, to compare).
+
+Pipeline: letterbox the BGR photo to the model's square input (grey 114 padding, as Ultralytics does),
+run the model, decode its ``(1, 4 + classes, anchors)`` output (centre x, centre y, width, height in
+input pixels, then one sigmoid score per class), drop boxes under the confidence threshold, suppress
+overlaps per class, then suppress boxes of *different* classes on the same spot (a corner read both as
+6S and 9S is one corner): the loser's code is kept as an alternative of the winner, so the card can be
+marked uncertain.
+
+Neither torch nor Ultralytics is imported unless ``backend="ultralytics"`` is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.types import CARD_CODES, Detection, ImageError, ModelError
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_ONNX = MODELS_DIR / "cards.onnx"
+DEFAULT_PT = MODELS_DIR / "cards.pt"
+CLASSES_FILE = "classes.json"
+PAD_VALUE = 114
+
+
+class Backend(StrEnum):
+    ONNX = "onnx"
+    ULTRALYTICS = "ultralytics"
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How a photo was fitted into the square model input: scale, then padding left/top."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+    size: int
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+    """Resize ``image`` to fit a ``size`` x ``size`` square keeping its aspect, padding with grey 114."""
+    import cv2
+
+    h, w = image.shape[:2]
+    scale = min(size / h, size / w)
+    new_w, new_h = round(w * scale), round(h * scale)
+    resized = image
+    if (new_w, new_h) != (w, h):
+        resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
+    dw, dh = (size - new_w) / 2, (size - new_h) / 2
+    top, bottom = round(dh - 0.1), round(dh + 0.1)
+    left, right = round(dw - 0.1), round(dw + 0.1)
+    grey = (PAD_VALUE, PAD_VALUE, PAD_VALUE)
+    padded = cv2.copyMakeBorder(resized, top, bottom, left, right, cv2.BORDER_CONSTANT, value=grey)
+    return padded, Letterbox(scale, float(left), float(top), size)
+
+
+def to_input_tensor(letterboxed_bgr: np.ndarray) -> np.ndarray:
+    """HxWx3 uint8 BGR -> 1x3xHxW float32 RGB in [0, 1]."""
+    rgb = letterboxed_bgr[:, :, ::-1]
+    return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None], dtype=np.float32) / np.float32(255.0)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """Greedy non-maximum suppression; returns the indices kept, best score first."""
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    x1, y1, x2, y2 = boxes.T
+    areas = (x2 - x1) * (y2 - y1)
+    order = np.argsort(-scores, kind="stable")
+    keep = []
+    while order.size:
+        i = order[0]
+        keep.append(i)
+        rest = order[1:]
+        iou = box_iou_one(boxes[i], boxes[rest], areas[i], areas[rest])
+        order = rest[iou <= iou_threshold]
+    return np.asarray(keep, dtype=np.int64)
+
+
+def box_iou_one(
+    box: np.ndarray, others: np.ndarray, area: float | None = None, areas: Any = None
+) -> np.ndarray:
+    """IoU of one xyxy box with each of ``others`` (Nx4)."""
+    if area is None:
+        area = (box[2] - box[0]) * (box[3] - box[1])
+    if areas is None:
+        areas = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
+    w = np.clip(np.minimum(box[2], others[:, 2]) - np.maximum(box[0], others[:, 0]), 0, None)
+    h = np.clip(np.minimum(box[3], others[:, 3]) - np.maximum(box[1], others[:, 1]), 0, None)
+    inter = w * h
+    return inter / np.maximum(area + areas - inter, 1e-9)
+
+
+def decode_predictions(
+    output: np.ndarray,
+    codes: tuple[str, ...],
+    lb: Letterbox,
+    image_shape: tuple[int, int],
+    conf: float = 0.25,
+    iou: float = 0.5,
+    cross_iou: float = 0.7,
+    alternative_floor: float = 0.1,
+    max_detections: int = 300,
+) -> list[Detection]:
+    """Turn the raw model output into corner detections in photo pixels.
+
+    ``output`` is ``(1, 4 + C, N)`` (or ``(4 + C, N)``) with xywh in letterboxed-input pixels and C class
+    scores. Boxes under ``conf`` are dropped; overlaps are suppressed per class at ``iou``, then across
+    classes at ``cross_iou``. Each detection's ``alternatives`` are the other codes scoring at least
+    ``alternative_floor`` for the same box or for a box it suppressed across classes.
+    """
+    pred = np.asarray(output, dtype=np.float32)
+    if pred.ndim == 3:
+        if pred.shape[0] != 1:
+            raise ModelError(f"model output has batch size {pred.shape[0]}, expected 1")
+        pred = pred[0]
+    if pred.ndim != 2 or pred.shape[0] != 4 + len(codes):
+        raise ModelError(
+            f"model output has shape {tuple(np.shape(output))}, expected (1, {4 + len(codes)}, N) "
+            f"for {len(codes)} classes"
+        )
+    pred = pred.T  # N x (4 + C)
+    scores_all = pred[:, 4:]
+    best = scores_all.argmax(axis=1)
+    best_score = scores_all[np.arange(len(pred)), best]
+    mask = best_score >= conf
+    if not mask.any():
+        return []
+    pred, scores_all, best, best_score = pred[mask], scores_all[mask], best[mask], best_score[mask]
+
+    cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.pad_x) / lb.scale
+    boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale
+    height, width = image_shape
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+    valid = (boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1)
+    boxes, scores_all, best, best_score = boxes[valid], scores_all[valid], best[valid], best_score[valid]
+
+    # Class-aware NMS: shift each class to its own region so boxes of different classes never overlap.
+    offset = best[:, None].astype(np.float32) * (max(width, height) + 1.0)
+    keep = nms(boxes + offset, best_score, iou)
+    boxes, scores_all, best, best_score = boxes[keep], scores_all[keep], best[keep], best_score[keep]
+
+    # Cross-class NMS: one spot, one corner; the suppressed codes become alternatives.
+    order = np.argsort(-best_score, kind="stable")
+    alive = np.ones(len(order), dtype=bool)
+    detections: list[Detection] = []
+    for pos, i in enumerate(order):
+        if not alive[pos]:
+            continue
+        alt: dict[int, float] = {}
+        for c in np.flatnonzero(scores_all[i] >= alternative_floor):
+            if c != best[i]:
+                alt[int(c)] = float(scores_all[i, c])
+        rest = order[pos + 1 :]
+        overlapping = np.flatnonzero(alive[pos + 1 :] & (box_iou_one(boxes[i], boxes[rest]) > cross_iou))
+        for k in overlapping:
+            j = rest[k]
+            alive[pos + 1 + k] = False
+            if best[j] != best[i]:
+                alt[int(best[j])] = max(alt.get(int(best[j]), 0.0), float(best_score[j]))
+        alternatives = tuple(
+            (codes[c], round(min(s, 1.0), 4)) for c, s in sorted(alt.items(), key=lambda kv: -kv[1])
+        )
+        detections.append(
+            Detection(
+                codes[int(best[i])],
+                round(min(float(best_score[i]), 1.0), 4),
+                tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
+                alternatives,
+            )
+        )
+        if len(detections) >= max_detections:
+            break
+    return detections
+
+
+def load_class_codes(model_path: Path, metadata_names: Any = None) -> tuple[str, ...]:
+    """The model's class codes in class order: ``classes.json`` next to the model, else its metadata.
+
+    Every name must be a card code; a model trained on other classes is refused with :class:`ModelError`.
+    """
+    source = model_path.parent / CLASSES_FILE
+    names: Any
+    if source.is_file():
+        try:
+            names = json.loads(source.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"{source}: not a readable JSON list of class codes: {exc}") from exc
+        where = str(source)
+    elif metadata_names is not None:
+        names, where = metadata_names, f"{model_path} metadata"
+    else:
+        return CARD_CODES
+    if isinstance(names, dict):
+        try:
+            names = [names[k] for k in sorted(names, key=int)]
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"{where}: class names are not indexed 0..N-1") from exc
+    if not isinstance(names, list) or not names:
+        raise ModelError(f"{where}: expected a list of class codes, got {type(names).__name__}")
+    unknown = [n for n in names if n not in CARD_CODES]
+    if unknown:
+        raise ModelError(f"{where}: {unknown[:5]} are not card codes (expected codes like 7S, 10H, JK)")
+    return tuple(names)
+
+
+def _metadata_names(raw: str | None) -> Any:
+    """Ultralytics stores ``names`` as a Python dict literal in the ONNX metadata."""
+    if not raw:
+        return None
+    import ast
+
+    try:
+        return ast.literal_eval(raw)
+    except (ValueError, SyntaxError):
+        return None
+
+
+class CardDetector:
+    """Finds card corner indices in BGR photos.
+
+    ``backend="onnx"`` (default) runs ``models/cards.onnx`` with ONNX Runtime on ``threads`` intra-op
+    threads; ``backend="ultralytics"`` runs ``models/cards.pt`` with Ultralytics (needs torch) and the
+    same post-processing, to check that both agree. The model is loaded on first use (or by ``load()``);
+    a missing, corrupt or unsuitable model raises :class:`ModelError` naming the file.
+    """
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        backend: str = "onnx",
+        imgsz: int | None = None,
+        conf: float = 0.25,
+        iou: float = 0.5,
+        cross_iou: float = 0.7,
+        threads: int = 2,
+    ) -> None:
+        try:
+            self.backend = Backend(backend)
+        except ValueError:
+            raise ModelError(f"unknown backend {backend!r}: use onnx or ultralytics") from None
+        if model_path is None:
+            model_path = DEFAULT_ONNX if self.backend is Backend.ONNX else DEFAULT_PT
+        self.model_path = Path(model_path)
+        if not 0.0 < conf < 1.0:
+            raise ValueError(f"conf must lie between 0 and 1, got {conf}")
+        if not 0.0 < iou <= 1.0 or not 0.0 < cross_iou <= 1.0:
+            raise ValueError(f"iou thresholds must lie in (0, 1], got {iou} and {cross_iou}")
+        if imgsz is not None and (imgsz < 32 or imgsz % 32):
+            raise ValueError(f"imgsz must be a multiple of 32 and at least 32, got {imgsz}")
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.requested_imgsz = imgsz
+        self.conf = conf
+        self.iou = iou
+        self.cross_iou = cross_iou
+        self.threads = threads
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._yolo: Any = None
+        self._input_name = ""
+        self.imgsz: int = imgsz or 640
+        self.codes: tuple[str, ...] = CARD_CODES
+
+    def __repr__(self) -> str:
+        return f"CardDetector({str(self.model_path)!r}, backend={self.backend.value!r}, imgsz={self.imgsz})"
+
+    @property
+    def loaded(self) -> bool:
+        return self._session is not None or self._yolo is not None
+
+    def load(self) -> CardDetector:
+        """Load the model now (it is otherwise loaded by the first ``detect``). Returns self."""
+        with self._lock:
+            if not self.loaded:
+                self._check_file()
+                if self.backend is Backend.ONNX:
+                    self._load_onnx()
+                else:
+                    self._load_ultralytics()
+        return self
+
+    def _check_file(self) -> None:
+        p = self.model_path
+        if not p.exists():
+            hint = " (train and export it: make train)" if p.parent == MODELS_DIR else ""
+            raise ModelError(f"model file {p} not found{hint}")
+        if not p.is_file():
+            raise ModelError(f"model file {p} is not a file")
+        if p.stat().st_size == 0:
+            raise ModelError(f"model file {p} is empty")
+
+    def _load_onnx(self) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:  # pragma: no cover - a dependency of the package
+            raise ModelError(f"onnxruntime is not installed: {exc}") from exc
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(str(self.model_path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelError(f"model file {self.model_path} is not a valid ONNX model: {first_line}") from exc
+        inputs = session.get_inputs()
+        if len(inputs) != 1 or len(inputs[0].shape) != 4:
+            raise ModelError(f"{self.model_path}: expected one image input (1, 3, S, S), got {len(inputs)}")
+        shape = inputs[0].shape
+        h, w = shape[2], shape[3]
+        if isinstance(h, int) and isinstance(w, int):
+            if h != w:
+                raise ModelError(f"{self.model_path}: input {h}x{w} is not square")
+            if self.requested_imgsz is not None and self.requested_imgsz != h:
+                raise ModelError(
+                    f"{self.model_path} has a fixed {h}x{h} input, not imgsz={self.requested_imgsz}"
+                )
+            self.imgsz = h
+        meta = session.get_modelmeta().custom_metadata_map
+        self.codes = load_class_codes(self.model_path, _metadata_names(meta.get("names")))
+        outputs = session.get_outputs()
+        out_shape = outputs[0].shape
+        if len(out_shape) != 3 or (isinstance(out_shape[1], int) and out_shape[1] != 4 + len(self.codes)):
+            raise ModelError(
+                f"{self.model_path}: output shape {out_shape} does not match {len(self.codes)} classes "
+                f"(expected (1, {4 + len(self.codes)}, N), an Ultralytics detection export without NMS)"
+            )
+        self._input_name = inputs[0].name
+        self._session = session
+
+    def _load_ultralytics(self) -> None:
+        try:
+            from ultralytics import YOLO
+        except ImportError as exc:
+            raise ModelError(
+                f"backend 'ultralytics' needs the ultralytics package (pip install -e '.[train]'): {exc}"
+            ) from exc
+        try:
+            yolo = YOLO(str(self.model_path), task="detect")
+        except Exception as exc:
+            raise ModelError(f"model file {self.model_path} is not a valid Ultralytics model: {exc}") from exc
+        names = getattr(yolo, "names", None)
+        self.codes = load_class_codes(self.model_path, names)
+        if self.requested_imgsz is None:
+            args = getattr(getattr(yolo, "model", None), "args", None) or {}
+            self.imgsz = int(args.get("imgsz", 640)) if isinstance(args, dict) else 640
+        self._yolo = yolo
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        """Corner detections in ``image`` (HxWx3 uint8 BGR), best first, boxes in photo pixels."""
+        check_image_array(image)
+        self.load()
+        if self.backend is Backend.ULTRALYTICS:
+            return self._detect_ultralytics(image)
+        padded, lb = letterbox(image, self.imgsz)
+        tensor = to_input_tensor(padded)
+        output = self._session.run(None, {self._input_name: tensor})[0]
+        return decode_predictions(
+            output, self.codes, lb, image.shape[:2], conf=self.conf, iou=self.iou, cross_iou=self.cross_iou
+        )
+
+    def _detect_ultralytics(self, image: np.ndarray) -> list[Detection]:
+        result = self._yolo.predict(image, imgsz=self.imgsz, conf=self.conf, iou=self.iou, verbose=False)[0]
+        boxes = result.boxes
+        xyxy = boxes.xyxy.cpu().numpy().astype(np.float32)
+        cls = boxes.cls.cpu().numpy().astype(int)
+        confs = boxes.conf.cpu().numpy().astype(np.float32)
+        # Re-express as a one-hot raw output in photo coordinates so the same cross-class step applies.
+        n, c = len(xyxy), len(self.codes)
+        raw = np.zeros((4 + c, n), dtype=np.float32)
+        raw[0] = (xyxy[:, 0] + xyxy[:, 2]) / 2
+        raw[1] = (xyxy[:, 1] + xyxy[:, 3]) / 2
+        raw[2] = xyxy[:, 2] - xyxy[:, 0]
+        raw[3] = xyxy[:, 3] - xyxy[:, 1]
+        raw[4 + cls, np.arange(n)] = confs
+        identity = Letterbox(1.0, 0.0, 0.0, max(image.shape[:2]))
+        return decode_predictions(
+            raw, self.codes, identity, image.shape[:2], conf=self.conf, iou=self.iou, cross_iou=self.cross_iou
+        )
+
+
+def check_image_array(image: Any) -> None:
+    """Raise :class:`ImageError` unless ``image`` is a non-empty HxWx3 uint8 array."""
+    if not isinstance(image, np.ndarray):
+        raise ImageError(f"expected an image array, got {type(image).__name__}")
+    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 1 or image.shape[1] < 1:
+        raise ImageError(f"expected an HxWx3 BGR image, got an array of shape {image.shape}")
+    if image.dtype != np.uint8:
+        raise ImageError(f"expected a uint8 image, got dtype {image.dtype}")
