@@ -11,16 +11,25 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from scorer.cards import CARD_CODES
+
 Box = tuple[float, float, float, float]
 """x1, y1, x2, y2 in image pixels, x2 > x1 and y2 > y1."""
 
-RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
-JOKER = "JK"
-CARD_CODES: tuple[str, ...] = tuple(rank + suit for suit in SUITS for rank in RANKS) + (JOKER,)
-"""The 53 class codes in the model's class order: for each suit S, H, D, C the ranks A, 2..10, J, Q, K,
-then the joker. A code is rank then suit: ``"7S"``, ``"10H"``, ``"QD"``, ``"JK"``."""
+__all__ = [
+    "CARD_CODES",
+    "Box",
+    "CameraError",
+    "CardReading",
+    "DetectedCard",
+    "Detection",
+    "ImageError",
+    "ModelError",
+    "VisionError",
+]
 
+# CARD_CODES (from scorer.cards, the one list of the project) is also the model's class order: for each
+# suit S, H, D, C the ranks A, 2..10, J, Q, K, then the joker JK.
 _CODE_SET = frozenset(CARD_CODES)
 
 

@@ -1,0 +1,166 @@
+"""Read the cards in photos with the card model and print them, by hand.
+
+Each IMAGE is read with the model (models/cards.onnx by default, run with ONNX Runtime): the two corner
+indices of one card count once, duplicates from a second deck count twice, and the cards are grouped
+into hands by where they lie. Doubtful cards are marked with "?" and their competing code.
+
+With --json one list is printed on standard output, one entry per photo that could be read:
+[{"image": ..., "ms": ..., "cards": [{"code", "confidence", "uncertain", "box"}], "hands": [[0, 2], [1]]}]
+("ms" is the time from the decoded photo to the card list; "box" is x1, y1, x2, y2 in photo pixels).
+
+Exit status: 0 when every photo was read; 1 when some photo is missing, unreadable or blank (the others
+are still read; each problem is one line on standard error); 3 when the model file is missing or corrupt;
+4 when an annotated photo could not be written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+EXIT_BAD_IMAGE = 1
+EXIT_BAD_MODEL = 3
+EXIT_WRITE_FAILED = 4
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("images", metavar="IMAGE", nargs="+", help="photos to read (JPEG, PNG, ...)")
+    parser.add_argument("--json", action="store_true", help="print one JSON list instead of text")
+    parser.add_argument(
+        "--annotate", metavar="DIR", type=Path, help="write each photo with its cards drawn into DIR"
+    )
+    parser.add_argument(
+        "--model", metavar="PATH", type=Path,
+        help="model file (default models/cards.onnx, or models/cards.pt with --backend ultralytics)",
+    )
+    parser.add_argument(
+        "--backend", choices=("onnx", "ultralytics"), default="onnx",
+        help="run the model with ONNX Runtime (default) or with Ultralytics (to compare; needs torch)",
+    )
+    parser.add_argument(
+        "--hands", metavar="N", type=_positive_int,
+        help="split the cards into exactly N hands (default: by the gaps between them)",
+    )
+    parser.add_argument(
+        "--conf", metavar="P", type=_probability, default=0.25,
+        help="minimum corner confidence, 0-1 (default 0.25)",
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {value}")
+    return value
+
+
+def _say(message: str) -> None:
+    print("tabletally detect: " + " ".join(message.split()), file=sys.stderr)
+
+
+def _describe(reading: Any) -> str:
+    n_cards, n_hands = len(reading.cards), len(reading.hands)
+    head = (
+        f"{reading.image}: {n_cards} card{'s' * (n_cards != 1)} in {n_hands} hand{'s' * (n_hands != 1)} "
+        f"({reading.width}x{reading.height}, {reading.ms:.1f} ms)"
+    )
+    lines = [head]
+    for k, hand in enumerate(reading.hands, 1):
+        words = []
+        for i in hand:
+            card = reading.cards[i]
+            word = f"{card.code} {card.confidence:.2f}"
+            if card.uncertain:
+                word = f"{card.code}? {card.confidence:.2f}"
+                if card.alternatives:
+                    word += f" or {card.alternatives[0][0]} {card.alternatives[0][1]:.2f}"
+            words.append(word)
+        lines.append(f"  hand {k}: " + ", ".join(words))
+    doubtful = sum(card.uncertain for card in reading.cards)
+    if doubtful:
+        lines.append(f"  {doubtful} uncertain card{'s' * (doubtful != 1)} (marked ?): please check")
+    return "\n".join(lines)
+
+
+def _annotated_path(folder: Path, image: str, taken: set[Path]) -> Path:
+    stem = Path(image).stem or "photo"
+    path = folder / f"{stem}.annotated.jpg"
+    n = 2
+    while path in taken:
+        path = folder / f"{stem}-{n}.annotated.jpg"
+        n += 1
+    taken.add(path)
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.camera import load_image
+    from vision.detector import CardDetector
+    from vision.pipeline import annotate, read_cards
+    from vision.types import ImageError, ModelError
+
+    try:
+        detector = CardDetector(args.model, backend=args.backend, conf=args.conf)
+        detector.load()
+    except ModelError as exc:
+        _say(str(exc))
+        return EXIT_BAD_MODEL
+    if args.annotate is not None:
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _say(f"cannot create the annotation folder {args.annotate}: {exc.strerror or exc}")
+            return EXIT_WRITE_FAILED
+
+    status = EXIT_OK
+    results: list[dict[str, Any]] = []
+    written: set[Path] = set()
+    for image_path in args.images:
+        try:
+            image = load_image(image_path)
+            reading = read_cards(image, detector, n_hands=args.hands, name=image_path)
+        except ImageError as exc:
+            _say(str(exc))
+            status = max(status, EXIT_BAD_IMAGE)
+            continue
+        except ModelError as exc:
+            _say(f"{image_path}: {exc}")
+            return EXIT_BAD_MODEL
+        if args.json:
+            results.append(reading.to_json())
+        else:
+            print(_describe(reading), flush=True)
+        if args.annotate is not None:
+            out_path = _annotated_path(args.annotate, image_path, written)
+            ok = False
+            try:
+                ok = bool(cv2.imwrite(str(out_path), annotate(image, reading)))
+            except cv2.error as exc:
+                _say(f"{out_path}: could not write the annotated photo: {exc}")
+            if not ok:
+                _say(f"{out_path}: could not write the annotated photo")
+                status = max(status, EXIT_WRITE_FAILED)
+            elif not args.json:
+                print(f"  annotated: {out_path}")
+    if args.json:
+        sys.stdout.write(json.dumps(results) + "\n")
+    return status
