@@ -1,0 +1,357 @@
+#!/usr/bin/env bash
+# Turns a Raspberry Pi 5 or 4 with Raspberry Pi OS Bookworm (64-bit, Lite or desktop) into a TableTally
+# kiosk: Debian packages (picamera2, camera tools, fonts, the libraries Kivy's SDL needs), a venv that
+# sees apt's picamera2 and numpy, TableTally installed into it without replacing that numpy, the Kivy
+# settings for the official touchscreens, a systemd service that starts the kiosk at boot, and no screen
+# blanking. Safe to run again (it only changes what differs); --dry-run shows the plan and changes nothing.
+#
+#   sudo deploy/install.sh                  # everything detected: session, display, user
+#   sudo deploy/install.sh --display td2-landscape --user family
+#   deploy/install.sh --dry-run             # the plan, without root and without changing anything
+#
+# Downloads happen only through apt-get and pip (Debian's and Raspberry Pi's archives, PyPI).
+set -euo pipefail
+
+PROG=install.sh
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(dirname "$HERE")
+# shellcheck source=deploy/lib.sh
+. "$HERE/lib.sh"
+
+usage() {
+  cat <<EOF
+Usage: sudo deploy/install.sh [options]
+
+Installs TableTally on this Raspberry Pi and starts the kiosk at every boot.
+
+Options:
+  --user NAME        account the kiosk runs as (default: the one that ran sudo: ${SUDO_USER:-none})
+  --session KIND     kms (Raspberry Pi OS Lite: full screen without a desktop) or desktop
+                     (full-screen window in the desktop session); default: detected
+  --display KIND     dsi7 (official 7" 800x480), td2-landscape or td2-portrait (Touch Display 2,
+                     720x1280), hdmi; default: detected from the connected screen
+  --rotation DEG     rotate the picture and touch by 0, 90, 180 or 270 degrees (default: the display's)
+  --touch PROVIDER   Kivy touch reader for the panel: mtdev (default) or hidinput
+  --no-start         install and enable the service, but do not (re)start it now
+  --dry-run          print what would be done; change nothing (no root needed)
+  --force            go on even if this is not a Raspberry Pi or not 64-bit (testing only)
+  -h, --help         this text
+EOF
+}
+
+KIOSK_USER=${SUDO_USER:-}
+SESSION=auto
+DISPLAY_KIND=auto
+ROTATION=
+TOUCH=mtdev
+START=1
+FORCE=0
+PREFIX=/opt/tabletally
+STATE_DIR=/var/lib/tabletally
+ETC_DIR=/etc/tabletally
+SYSTEM_PYTHON=${TABLETALLY_SYSTEM_PYTHON:-/usr/bin/python3}
+
+need_value() {
+  if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)" 2; fi
+}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --user) need_value "$@"; KIOSK_USER=$2; shift 2 ;;
+    --session) need_value "$@"; SESSION=$2; shift 2 ;;
+    --display) need_value "$@"; DISPLAY_KIND=$2; shift 2 ;;
+    --rotation) need_value "$@"; ROTATION=$2; shift 2 ;;
+    --touch) need_value "$@"; TOUCH=$2; shift 2 ;;
+    --no-start) START=0; shift ;;
+    --dry-run) DRY_RUN=1; shift ;;
+    --force) FORCE=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" 2 ;;
+  esac
+done
+
+case $SESSION in auto | kms | desktop) ;; *) die "--session must be auto, kms or desktop, not '$SESSION'" 2 ;; esac
+case $DISPLAY_KIND in
+  auto | dsi7 | td2-landscape | td2-portrait | hdmi) ;;
+  *) die "--display must be auto, dsi7, td2-landscape, td2-portrait or hdmi, not '$DISPLAY_KIND'" 2 ;;
+esac
+case $ROTATION in "" | 0 | 90 | 180 | 270) ;; *) die "--rotation must be 0, 90, 180 or 270, not '$ROTATION'" 2 ;; esac
+case $TOUCH in mtdev | hidinput) ;; *) die "--touch must be mtdev or hidinput, not '$TOUCH'" 2 ;; esac
+
+VENV=$PREFIX/venv
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabletally-install.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+REBOOT_NEEDED=0
+
+# --- 1. this machine -------------------------------------------------------------------------------
+
+step "Checking this machine"
+dry && log "dry run: nothing will be changed"
+require_pi "$FORCE"
+
+if [ -r "$(path /etc/os-release)" ]; then
+  # shellcheck disable=SC1090,SC1091  # os-release is shell syntax by definition
+  codename=$(. "$(path /etc/os-release)" && printf '%s' "${VERSION_CODENAME:-unknown}")
+  if [ "$codename" = bookworm ]; then
+    log "system: Raspberry Pi OS / Debian $codename"
+  else
+    warn "system: Debian '$codename'. TableTally is tested on Raspberry Pi OS Bookworm; going on."
+  fi
+fi
+
+arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
+case $arch in
+  arm64 | aarch64) log "architecture: $arch" ;;
+  *)
+    if [ "$FORCE" = 1 ]; then
+      warn "architecture $arch is not 64-bit ARM; going on because of --force"
+    else
+      die "this system is $arch, not 64-bit ARM: ONNX Runtime and Kivy publish no wheels for 32-bit
+  Raspberry Pi OS. Flash 'Raspberry Pi OS (64-bit)' (Lite or with desktop) with Raspberry Pi Imager." 3
+    fi
+    ;;
+esac
+
+if ! dry && [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then
+  die "run me with sudo (sudo deploy/install.sh), or add --dry-run to only see the plan" 4
+fi
+
+[ -n "$KIOSK_USER" ] || die "which account should run the kiosk? Run me with sudo from that account, or add --user NAME" 2
+[ "$KIOSK_USER" != root ] || die "the kiosk must not run as root; add --user NAME with your ordinary account" 2
+KIOSK_UID=$(user_uid "$KIOSK_USER")
+[ -n "$KIOSK_UID" ] || die "there is no account called '$KIOSK_USER' (check: getent passwd $KIOSK_USER)" 2
+log "kiosk account: $KIOSK_USER (uid $KIOSK_UID)"
+[ -x "$SYSTEM_PYTHON" ] || die "$SYSTEM_PYTHON is missing: Raspberry Pi OS always has it; is this Raspberry Pi OS?" 3
+
+# --- 2. session and display --------------------------------------------------------------------------
+
+step "Choosing how the kiosk reaches the screen"
+if [ "$SESSION" = auto ]; then
+  if [ -e "$(path /etc/systemd/system/display-manager.service)" ]; then
+    SESSION=desktop
+    log "session: desktop (a desktop login manager is enabled; the kiosk is a full-screen window in it)"
+  else
+    SESSION=kms
+    log "session: kms (no desktop: the kiosk draws straight to the screen through KMS/DRM)"
+  fi
+else
+  log "session: $SESSION (from --session)"
+fi
+
+detect_display() {
+  local status connector mode found=""
+  for status in "$(path /sys/class/drm)"/card*-*/status; do
+    if [ ! -r "$status" ] || [ "$(cat "$status")" != connected ]; then continue; fi
+    connector=$(basename "$(dirname "$status")")
+    mode=$(head -n 1 "$(dirname "$status")/modes" 2>/dev/null || true)
+    case $connector in
+      *-DSI-*)
+        case $mode in
+          800x480) printf 'dsi7 %s %s' "$connector" "$mode"; return 0 ;;
+          720x1280) printf 'td2-landscape %s %s' "$connector" "$mode"; return 0 ;;
+          *) found="dsi7 $connector ${mode:-unknown}" ;;
+        esac
+        ;;
+      *) [ -n "$found" ] || found="hdmi $connector ${mode:-unknown}" ;;
+    esac
+  done
+  printf '%s' "$found"
+}
+
+if [ "$DISPLAY_KIND" = auto ]; then
+  detected=$(detect_display)
+  if [ -n "$detected" ]; then
+    read -r DISPLAY_KIND connector mode <<<"$detected"
+    log "display: $DISPLAY_KIND ($connector, $mode)"
+  else
+    DISPLAY_KIND=hdmi
+    warn "no connected screen found in /sys/class/drm; assuming an HDMI screen (choose with --display)"
+  fi
+else
+  log "display: $DISPLAY_KIND (from --display)"
+fi
+if [ -z "$ROTATION" ]; then
+  case $DISPLAY_KIND in td2-landscape) ROTATION=90 ;; *) ROTATION=0 ;; esac
+fi
+log "rotation: $ROTATION degrees; touch reader: $TOUCH"
+
+# --- 3. Debian packages ---------------------------------------------------------------------------------
+
+step "Installing Debian packages"
+APT_PACKAGES=(
+  python3-venv            # the venv (with ensurepip)
+  python3-picamera2       # the camera library: from apt, built for this kernel's libcamera
+  python3-numpy           # the numpy picamera2 is built against
+  fonts-noto-core         # Devanagari for player names
+  libgl1 libegl1 libgles2 # OpenGL ES through Mesa (V3D on the Pi 4 and 5), for Kivy and OpenCV
+  libgbm1 libdrm2         # KMS/DRM output for Kivy's SDL on Raspberry Pi OS Lite
+  libmtdev1               # Kivy's multitouch reader for the touch panels
+  libglib2.0-0            # OpenCV's wheel needs it
+  sqlite3                 # to look at the score database when troubleshooting
+  git                     # deploy/update.sh pulls new versions
+)
+if [ "$SESSION" = desktop ]; then
+  APT_PACKAGES+=(rpicam-apps libx11-6) # rpicam-hello with a preview window; X11 client for Xwayland
+else
+  APT_PACKAGES+=(rpicam-apps-lite) # rpicam-hello without the desktop preview
+fi
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  log "all ${#APT_PACKAGES[@]} Debian packages are installed"
+else
+  log "missing: ${missing[*]}"
+  run apt-get update
+  # No recommends: on Lite, picamera2's recommends would pull the whole Qt/desktop stack.
+  run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# --- 4. Python environment ---------------------------------------------------------------------------------
+
+step "Setting up the Python environment in $VENV"
+venv_dir=$(path "$VENV")
+venv_ok=0
+if [ -x "$venv_dir/bin/python" ]; then
+  if grep -Eq '^include-system-site-packages *= *true' "$venv_dir/pyvenv.cfg" 2>/dev/null; then
+    venv_ok=1
+    log "venv exists and sees the system packages (picamera2, numpy)"
+  else
+    warn "$VENV exists but does not see the system packages (picamera2 would be missing): recreating it"
+    remove_path "$venv_dir"
+  fi
+fi
+if [ "$venv_ok" = 0 ]; then
+  ensure_dir "$(path "$PREFIX")" 0755 root:root
+  run "$SYSTEM_PYTHON" -m venv --system-site-packages "$venv_dir"
+fi
+
+# Pin numpy (and picamera2's other Python dependencies) at apt's versions: pip then reuses the system
+# copies instead of installing newer wheels that picamera2's compiled parts were not built against.
+"$SYSTEM_PYTHON" "$HERE/render.py" --out "$WORK/constraints.txt" constraints
+if ! grep -q '^numpy==' "$WORK/constraints.txt"; then
+  if dry; then
+    warn "the system numpy is not installed yet; the real run pins the version python3-numpy installs"
+  else
+    die "the system numpy is missing after apt-get (python3-numpy); cannot pin it: see 'apt-cache policy python3-numpy'"
+  fi
+fi
+write_file "$(path "$PREFIX/constraints.txt")" 0644 root:root "$WORK/constraints.txt"
+
+PIP=("$venv_dir/bin/python" -m pip)
+run "${PIP[@]}" install --upgrade --constraint "$(path "$PREFIX/constraints.txt")" pip
+# --upgrade reinstalls TableTally from this checkout; only-if-needed leaves satisfied dependencies alone.
+run "${PIP[@]}" install --upgrade --upgrade-strategy only-if-needed --prefer-binary \
+  --constraint "$(path "$PREFIX/constraints.txt")" "$REPO"
+CHECK_IMPORTS='import sys, numpy, cv2, onnxruntime, kivy
+try:
+    import picamera2
+except ImportError as exc:
+    sys.exit(f"picamera2 is not importable in the venv: {exc}")
+if not numpy.__file__.startswith("/usr/lib/python3/"):
+    sys.exit(f"numpy {numpy.__version__} came from {numpy.__file__}, not from apt: picamera2 may break")
+print(f"numpy {numpy.__version__} (system), OpenCV {cv2.__version__}, ONNX Runtime {onnxruntime.__version__}, "
+      f"Kivy {kivy.__version__}, picamera2 OK")'
+run env KIVY_NO_ARGS=1 KIVY_NO_CONSOLELOG=1 KIVY_NO_FILELOG=1 "$venv_dir/bin/python" -c "$CHECK_IMPORTS"
+ensure_link "$(path /usr/local/bin/tabletally)" "$VENV/bin/tabletally"
+
+# --- 5. kiosk settings ---------------------------------------------------------------------------------
+
+step "Writing the kiosk settings"
+SETTINGS=(--user "$KIOSK_USER" --uid "$KIOSK_UID" --venv "$VENV" --state-dir "$STATE_DIR"
+  --env-file "$ETC_DIR/kiosk.env" --session "$SESSION" --display "$DISPLAY_KIND" --rotation "$ROTATION")
+ensure_dir "$(path "$STATE_DIR")" 0750 "$KIOSK_USER"
+ensure_dir "$(path "$STATE_DIR/data")" 0750 "$KIOSK_USER"
+ensure_dir "$(path "$STATE_DIR/kivy")" 0750 "$KIOSK_USER"
+"$SYSTEM_PYTHON" "$HERE/render.py" --out "$WORK/kiosk.env" env "${SETTINGS[@]}"
+write_file "$(path "$ETC_DIR/kiosk.env")" 0644 root:root "$WORK/kiosk.env"
+
+KIVY_CONFIG=(--session "$SESSION" --rotation "$ROTATION" --touch "$TOUCH")
+if [ -x "$venv_dir/bin/python" ] && "$venv_dir/bin/python" -c 'import kivy' >/dev/null 2>&1; then
+  "$venv_dir/bin/python" "$HERE/render.py" --out "$WORK/kivy.ini" kivy-config "${KIVY_CONFIG[@]}"
+  write_file "$(path "$STATE_DIR/kivy/config.ini")" 0644 "$KIOSK_USER" "$WORK/kivy.ini"
+elif dry; then
+  printf 'would write: %s (Kivy defaults plus: %s)\n' "$(path "$STATE_DIR/kivy/config.ini")" "${KIVY_CONFIG[*]}"
+else
+  die "Kivy is not importable in $VENV after pip install; see the pip output above"
+fi
+
+# --- 6. boot service ---------------------------------------------------------------------------------
+
+step "Installing the boot service $SERVICE"
+"$SYSTEM_PYTHON" "$HERE/render.py" --out "$WORK/$SERVICE" unit "${SETTINGS[@]}"
+write_file "$(path "/etc/systemd/system/$SERVICE")" 0644 root:root "$WORK/$SERVICE"
+
+groups_wanted=(video render)
+[ "$SESSION" = kms ] && groups_wanted+=(input)
+groups_missing=()
+current_groups=" $(id -nG "$KIOSK_USER" 2>/dev/null || true) "
+for group in "${groups_wanted[@]}"; do
+  [[ $current_groups == *" $group "* ]] || groups_missing+=("$group")
+done
+if [ ${#groups_missing[@]} -gt 0 ]; then
+  # The service gets these groups anyway (SupplementaryGroups); this is for 'tabletally doctor' in a shell.
+  run usermod -aG "$(IFS=,; printf '%s' "${groups_missing[*]}")" "$KIOSK_USER"
+  REBOOT_NEEDED=1
+else
+  log "$KIOSK_USER is in the groups ${groups_wanted[*]}"
+fi
+run systemctl daemon-reload
+run systemctl enable "$SERVICE"
+
+# --- 7. screen blanking and boot ------------------------------------------------------------------------
+
+step "Turning screen blanking off"
+if [ "$SESSION" = kms ]; then
+  cmdline=$(path /boot/firmware/cmdline.txt)
+  [ -f "$cmdline" ] || cmdline=$(path /boot/cmdline.txt)
+  if [ ! -f "$cmdline" ]; then
+    warn "no /boot/firmware/cmdline.txt: add consoleblank=0 to the kernel command line yourself"
+  elif grep -Eq '(^| )consoleblank=0( |$)' "$cmdline"; then
+    log "console blanking is already off (consoleblank=0 in $cmdline)"
+  else
+    # One line; replace an existing consoleblank=N or append.
+    sed -E -e 's/(^| )consoleblank=[0-9]+//g' -e 's/[[:space:]]*$/ consoleblank=0/' "$cmdline" >"$WORK/cmdline.txt"
+    if [ ! -e "$cmdline.tabletally-orig" ]; then
+      run cp -p "$cmdline" "$cmdline.tabletally-orig"
+    fi
+    write_file "$cmdline" 0644 root:root "$WORK/cmdline.txt"
+    REBOOT_NEEDED=1
+  fi
+  if [ -e "$(path /etc/systemd/system/display-manager.service)" ]; then
+    warn "a desktop login manager is enabled and will hold the screen; either use --session desktop or switch
+  to console boot: sudo raspi-config nonint do_boot_behaviour B1"
+  fi
+else
+  if command -v raspi-config >/dev/null; then
+    run raspi-config nonint do_blanking 1        # 1 = blanking off (desktop screen saver / DPMS)
+    run raspi-config nonint do_boot_behaviour B4 # boot to the desktop, logged in automatically
+    REBOOT_NEEDED=1
+  else
+    warn "raspi-config is missing: turn screen blanking off and desktop autologin on in the desktop's settings"
+  fi
+fi
+
+# --- 8. check and start -------------------------------------------------------------------------------
+
+step "Checking the setup"
+if dry; then
+  printf 'would run: %s\n' "$(quoted runuser -u "$KIOSK_USER" -- "$VENV/bin/tabletally" doctor)"
+elif [ -z "$ROOT" ]; then
+  runuser -u "$KIOSK_USER" -- "$VENV/bin/tabletally" doctor ||
+    warn "'tabletally doctor' found problems (above); the kiosk is installed anyway"
+fi
+
+if [ "$START" = 1 ]; then
+  step "Starting the kiosk"
+  run systemctl restart "$SERVICE"
+fi
+
+echo
+if dry; then
+  log "dry run finished: nothing was changed"
+else
+  log "TableTally is installed. Logs: journalctl -u tabletally-kiosk -f    Check: tabletally doctor"
+  [ "$REBOOT_NEEDED" = 1 ] && log "reboot once (sudo reboot) so the boot and group settings take effect"
+fi
+exit 0
