@@ -1,0 +1,359 @@
+"""Scoreboard, round result, game over and Tonight, as plain data built from the scorer's state.
+
+Nothing here adds up points: totals, eliminations, leads and baazis are read off the scorer's state; the
+only arithmetic is presentation (how far a total is from the elimination line, counting what happened).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ui.logic import games
+from ui.store import GameRecord, GameStatus
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    name: str
+    total: int
+    to_go: int
+    eliminated: bool
+    is_dealer: bool = False
+    is_starter: bool = False
+
+
+@dataclass(frozen=True)
+class TeamRow:
+    team: str
+    players: tuple[str, ...]
+    baazis: int
+    leading_by: int
+    last_points: int | None
+
+
+@dataclass(frozen=True)
+class Board:
+    kind: str
+    title: str
+    rows: tuple[PlayerRow, ...] = ()
+    teams: tuple[TeamRow, ...] = ()
+    series: dict[str, list[int]] = field(default_factory=dict)
+    max_score: int = 0
+    finished: bool = False
+    winner: str | None = None
+    entries: int = 0
+    lead_text: str = ""
+
+
+def jhyap_board(log: dict[str, Any]) -> Board:
+    state = games.score(log)
+    game = games.load(log)
+    max_score = game.rules.max_score
+    rows = [
+        PlayerRow(
+            name=p,
+            total=state.totals[p],
+            to_go=max(0, max_score - state.totals[p]),
+            eliminated=p in state.eliminated,
+            is_dealer=p == state.next_dealer,
+            is_starter=p == state.next_starter,
+        )
+        for p in game.players
+    ]
+    rows.sort(key=lambda r: (r.eliminated, r.total))
+    series = {p: [0] + [r.totals[p] for r in state.rounds] for p in game.players}
+    return Board(
+        kind=games.JHYAP,
+        title=f"Round {len(state.rounds)}" if state.rounds else "No rounds yet",
+        rows=tuple(rows),
+        series=series,
+        max_score=max_score,
+        finished=state.finished,
+        winner=state.winner,
+        entries=len(state.rounds),
+    )
+
+
+def team_name(log: dict[str, Any], team: str) -> str:
+    return " & ".join(log["teams"][team])
+
+
+def seep_board(log: dict[str, Any]) -> Board:
+    state = games.score(log)
+    lead = state.lead
+    last = state.deals[-1] if state.deals else None
+    teams = tuple(
+        TeamRow(
+            team=t,
+            players=tuple(log["teams"][t]),
+            baazis=state.baazis[t],
+            leading_by=lead.points if lead.team == t else 0,
+            last_points=last.points[t] if last else None,
+        )
+        for t in log["teams"]
+    )
+    series = {t: [0] for t in log["teams"]}
+    for d in state.deals:
+        for t in log["teams"]:
+            series[t].append(d.lead.points if d.lead.team == t else 0)
+    lead_text = "Level" if lead.team is None else f"{team_name(log, lead.team)} lead by {lead.points}"
+    return Board(
+        kind=games.SEEP,
+        title=f"Deal {len(state.deals)}" if state.deals else "No deals yet",
+        teams=teams,
+        series=series,
+        entries=len(state.deals),
+        lead_text=lead_text,
+    )
+
+
+def board(log: dict[str, Any]) -> Board:
+    return jhyap_board(log) if log["game"] == games.JHYAP else seep_board(log)
+
+
+# -- the round result -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResultLine:
+    name: str
+    hand: int | None
+    points: int | None
+    total: int
+    note: str
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    number: int
+    headline: str
+    lines: tuple[ResultLine, ...]
+    next_text: str
+    finished: bool
+    winner: str | None
+
+
+def jhyap_round_result(log: dict[str, Any], position: int | None = None) -> RoundResult:
+    """The result of one round (default: the last) as the scorer computed it."""
+    state = games.score(log)
+    result = state.rounds[position if position is not None else -1]
+    caller = result.caller
+    if result.caller_won:
+        headline = f"{caller} called Jhyap and made it: 0 points"
+    else:
+        headline = f"{caller} called Jhyap and lost: {result.points[caller]} points (penalty)"
+    lines = []
+    for name in log["players"]:
+        notes = []
+        if name == caller:
+            notes.append("called")
+        if name in result.halved:
+            notes.append("halved")
+        if name in result.eliminated:
+            notes.append("OUT")
+        lines.append(
+            ResultLine(
+                name=name,
+                hand=result.hand_totals.get(name),
+                points=result.points.get(name),
+                total=result.totals[name],
+                note=", ".join(notes),
+            )
+        )
+    is_last = position is None or position == len(state.rounds) - 1
+    if state.finished and is_last:
+        next_text = f"{state.winner} wins the game!" if state.winner else "The game ends without a winner."
+    elif is_last:
+        next_text = f"Next: {state.next_dealer} deals, {state.next_starter} starts."
+    else:
+        next_text = f"{result.next_starter} started round {result.number + 1}."
+    finished = state.finished and is_last
+    return RoundResult(result.number, headline, tuple(lines), next_text, finished, state.winner)
+
+
+@dataclass(frozen=True)
+class DealResult:
+    number: int
+    lines: tuple[tuple[str, int, int, int], ...]  # team name, card points, sweep points, deal points
+    lead_text: str
+    baazi_text: str | None
+    baazis: tuple[tuple[str, int], ...]
+
+
+def seep_deal_result(log: dict[str, Any], position: int | None = None) -> DealResult:
+    state = games.score(log)
+    d = state.deals[position if position is not None else -1]
+    lines = tuple((team_name(log, t), d.card_points[t], d.sweep_points[t], d.points[t]) for t in log["teams"])
+    lead_text = "Level" if d.lead.team is None else f"{team_name(log, d.lead.team)} lead by {d.lead.points}"
+    baazi_text = None
+    if d.baazi is not None:
+        why = (
+            "the other team scored under the minimum"
+            if d.baazi.reason.value == "under_minimum"
+            else ("their lead reached the baazi line")
+        )
+        baazi_text = f"Baazi to {team_name(log, d.baazi.winner)}: {why}."
+    baazis = tuple((team_name(log, t), state.baazis[t]) for t in log["teams"])
+    return DealResult(d.number, lines, lead_text, baazi_text, baazis)
+
+
+# -- game over ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameStats:
+    winner: str | None
+    headline: str
+    facts: tuple[str, ...]
+
+
+def game_stats(log: dict[str, Any]) -> GameStats:
+    state = games.score(log)
+    facts: list[str] = []
+    if log["game"] == games.JHYAP:
+        calls: dict[str, list[int]] = {}
+        for r in state.rounds:
+            calls.setdefault(r.caller, [0, 0])[0 if r.caller_won else 1] += 1
+        facts.append(f"{len(state.rounds)} rounds played")
+        for name, (won, lost) in sorted(calls.items(), key=lambda kv: -kv[1][0]):
+            facts.append(f"{name}: {won} successful call(s), {lost} penalty(ies)")
+        halvings = sum(len(r.halved) for r in state.rounds)
+        if halvings:
+            facts.append(f"{halvings} halving(s)")
+        winner = state.winner
+        headline = f"{winner} wins!" if winner else "No winner: the last players went out together"
+        return GameStats(winner, headline, tuple(facts))
+    sweeps: dict[str, int] = {t: 0 for t in log["teams"]}
+    for deal in log["deals"]:
+        for s in deal.get("sweeps", []):
+            sweeps[s["team"]] += 1
+    facts.append(f"{len(state.deals)} deals played")
+    for t in log["teams"]:
+        facts.append(f"{team_name(log, t)}: {state.baazis[t]} baazi(s), {sweeps[t]} sweep(s)")
+    winner = seep_winner(log)
+    headline = f"{winner} win!" if winner else "The baazis are level"
+    return GameStats(winner, headline, tuple(facts))
+
+
+def seep_winner(log: dict[str, Any]) -> str | None:
+    """The team with more baazis (by its players' names), or None when level."""
+    state = games.score(log)
+    a, b = state.baazis["A"], state.baazis["B"]
+    if a == b:
+        return None
+    return team_name(log, "A" if a > b else "B")
+
+
+# -- tonight -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameLine:
+    game_id: int
+    kind: str
+    players: str
+    status: str
+    winner: str | None
+    entries: int
+    started: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    name: str
+    played: int
+    won: int
+    baazis: int
+
+
+def game_line(record: GameRecord) -> GameLine:
+    if record.kind == games.JHYAP:
+        players = ", ".join(record.definition["players"])
+    else:
+        players = f"{team_name(dict(record.definition), 'A')} v {team_name(dict(record.definition), 'B')}"
+    status = {GameStatus.PLAYING: "playing", GameStatus.FINISHED: "finished", GameStatus.ABANDONED: "stopped"}
+    return GameLine(
+        game_id=record.id,
+        kind=record.kind,
+        players=players,
+        status=status[record.status],
+        winner=record.winner,
+        entries=len(record.entries),
+        started=record.created.strftime("%H:%M"),
+    )
+
+
+def standings(records: Sequence[GameRecord]) -> list[Standing]:
+    """Across the night: games played, games won, and Seep baazis, per player (most wins first)."""
+    table: dict[str, list[int]] = {}
+    for record in records:
+        log = record.log()
+        for name in record.names:
+            table.setdefault(name, [0, 0, 0])[0] += 1
+        if record.status is GameStatus.FINISHED and record.winner:
+            winners = record.winner.split(" & ") if record.kind == games.SEEP else [record.winner]
+            for name in winners:
+                if name in table:
+                    table[name][1] += 1
+        if record.kind == games.SEEP and record.entries:
+            state = games.score(log)
+            for team, members in log["teams"].items():
+                for name in members:
+                    table[name][2] += state.baazis[team]
+    rows = [Standing(n, p, w, b) for n, (p, w, b) in table.items()]
+    rows.sort(key=lambda s: (-s.won, -s.baazis, s.name.casefold()))
+    return rows
+
+
+def rounds_csv(log: dict[str, Any]) -> str:
+    """A CSV of the rounds (Jhyap) or deals (Seep), with the scorer's numbers."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    state = games.score(log)
+    if log["game"] == games.JHYAP:
+        players = log["players"]
+        writer.writerow(
+            ["round", "dealer", "caller", "caller_won"]
+            + [f"{p} {what}" for p in players for what in ("cards", "hand", "points", "total")]
+            + ["halved", "eliminated", "next_starter"]
+        )
+        for entry, r in zip(log["rounds"], state.rounds, strict=True):
+            row: list[Any] = [r.number, r.dealer, r.caller, "yes" if r.caller_won else "no"]
+            for p in players:
+                cards = " ".join(entry["hands"].get(p, []))
+                row += [cards, r.hand_totals.get(p, ""), r.points.get(p, ""), r.totals[p]]
+            row += [" ".join(r.halved), " ".join(r.eliminated), r.next_starter or ""]
+            writer.writerow(row)
+    else:
+        teams = list(log["teams"])
+        writer.writerow(
+            ["deal"]
+            + [f"{t} {what}" for t in teams for what in ("card_points", "sweep_points", "points")]
+            + ["lead_team", "lead_points", "baazi", "baazi_reason"]
+        )
+        for d in state.deals:
+            row = [d.number]
+            for t in teams:
+                row += [d.card_points[t], d.sweep_points[t], d.points[t]]
+            row += [d.lead.team or "", d.lead.points]
+            row += [d.baazi.winner, d.baazi.reason.value] if d.baazi else ["", ""]
+            writer.writerow(row)
+    return out.getvalue()
+
+
+def export_game(record: GameRecord, folder: Path) -> tuple[Path, Path]:
+    """Write a game's JSON game log (for ``tabletally replay``) and its CSV of rounds into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"{record.created.strftime('%Y-%m-%d')}-game{record.id}-{record.kind}"
+    log = games.canonical_log(record.log())
+    json_path = folder / f"{stem}.json"
+    csv_path = folder / f"{stem}.csv"
+    json_path.write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    csv_path.write_text(rounds_csv(record.log()), encoding="utf-8", newline="")
+    return json_path, csv_path

@@ -1,0 +1,244 @@
+"""The one place where the kiosk talks to the rules engine.
+
+Games are kept as the scorer's JSON game log (a dict); every number shown on screen comes from the scorer
+replaying that log. Nothing here computes a score: it builds log entries from what the players confirmed and
+asks the scorer whether they are possible and what they make.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scorer.cards import Card, ScorerError
+from scorer.jhyap import JhyapGame, JhyapRules, JhyapState, check_round, hand_value, score_jhyap
+
+JHYAP = "jhyap"
+SEEP = "seep"
+SEEP_TEAMS = ("A", "B")
+SWEEP_KINDS = ("first", "normal", "last")
+
+
+class GameSetupError(ValueError):
+    """A new game's players, rules or decks are not possible (the message says which)."""
+
+
+@dataclass(frozen=True)
+class RuleField:
+    """One switch of the rules engine, with the engine's default."""
+
+    name: str
+    default: int | bool
+    label: str
+
+    @property
+    def is_bool(self) -> bool:
+        return isinstance(self.default, bool)
+
+
+_LABELS = {
+    "max_score": "Out above",
+    "call_limit": "Call limit",
+    "caller_penalty": "Caller penalty",
+    "tie_penalizes_caller": "A tie beats the caller",
+    "halve_exact": "Exactly 200 halves",
+    "baazi_lead": "Baazi at lead",
+    "min_points": "Lose below",
+    "sweep_points": "Sweep",
+    "first_sweep_points": "First-play sweep",
+    "last_sweep_points": "Last-play sweep",
+}
+
+
+def _seep() -> Any:
+    import scorer.seep as seep
+
+    return seep
+
+
+def _log() -> Any:
+    import scorer.log as log
+
+    return log
+
+
+def rule_fields(kind: str) -> tuple[RuleField, ...]:
+    """The rule switches of a game kind with the rules engine's defaults, in the engine's order."""
+    rules_cls = JhyapRules if kind == JHYAP else _seep().SeepRules
+    out = []
+    for f in dataclasses.fields(rules_cls):
+        default = f.default
+        if isinstance(default, bool | int):
+            out.append(RuleField(f.name, default, _LABELS.get(f.name, f.name.replace("_", " ").capitalize())))
+    return tuple(out)
+
+
+def new_jhyap_log(
+    players: Sequence[str], first_dealer: str | None, decks: int | None, rules: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The game log of a new Jhyap game, checked by the scorer. Raises GameSetupError naming the problem."""
+    data: dict[str, Any] = {"game": JHYAP, "players": list(players), "rules": dict(rules), "rounds": []}
+    if first_dealer is not None:
+        data["first_dealer"] = first_dealer
+    if decks is not None:
+        data["decks"] = decks
+    return _checked(data)
+
+
+def new_seep_log(teams: Mapping[str, Sequence[str]], rules: Mapping[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "game": SEEP,
+        "teams": {team: list(names) for team, names in teams.items()},
+        "rules": dict(rules),
+        "deals": [],
+    }
+    return _checked(data)
+
+
+def _checked(data: dict[str, Any]) -> dict[str, Any]:
+    try:
+        _log().game_from_dict(data)
+    except ScorerError as exc:
+        raise GameSetupError(str(exc)) from exc
+    return data
+
+
+def load(log: Mapping[str, Any]) -> Any:
+    """The scorer's game object for a game log (JhyapGame or SeepGame)."""
+    return _log().game_from_dict(dict(log))
+
+
+def score(log: Mapping[str, Any]) -> Any:
+    """The scorer's state after every round or deal of a game log (JhyapState or SeepState)."""
+    game = load(log)
+    if isinstance(game, JhyapGame):
+        return score_jhyap(game)
+    return _seep().score_seep(game)
+
+
+def canonical_log(log: Mapping[str, Any]) -> dict[str, Any]:
+    """The log as the scorer writes it (what the export saves and ``tabletally replay`` reads)."""
+    out: dict[str, Any] = _log().game_to_dict(load(log))
+    return out
+
+
+def replay_dict(log: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``tabletally replay`` prints for a game log."""
+    out: dict[str, Any] = _log().state_to_dict(score(log))
+    return out
+
+
+# -- Jhyap -------------------------------------------------------------------------------------------
+
+
+def jhyap_entry(caller: str, hands: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """One Jhyap round in the game-log format."""
+    return {"caller": caller, "hands": {name: list(cards) for name, cards in hands.items()}}
+
+
+def hand_total(codes: Sequence[str]) -> int | None:
+    """The scorer's value of a hand, or None if a code is not a card."""
+    try:
+        return hand_value(Card.parse(c) for c in codes)
+    except ScorerError:
+        return None
+
+
+def check_jhyap_entry(
+    log: Mapping[str, Any], entry: Mapping[str, Any], position: int | None = None
+) -> str | None:
+    """Why the round cannot be played next (or at ``position``, replacing that round), or None when it can."""
+    try:
+        if position is None:
+            game = load(log)
+            round_ = load({**log, "rounds": [entry]}).rounds[0]
+            check_round(game, round_)
+        else:
+            rounds = list(log["rounds"])
+            rounds[position] = dict(entry)
+            score({**log, "rounds": rounds})
+    except ScorerError as exc:
+        return str(exc)
+    return None
+
+
+def jhyap_preview(log: Mapping[str, Any], entry: Mapping[str, Any]) -> JhyapState | None:
+    try:
+        state: JhyapState = score({**log, "rounds": [*log["rounds"], dict(entry)]})
+    except ScorerError:
+        return None
+    return state
+
+
+def deck_count(log: Mapping[str, Any]) -> int:
+    game: JhyapGame = load({**log, "rounds": []})
+    return game.deck_count
+
+
+def over_decks(hands: Mapping[str, Sequence[str]], decks: int) -> set[str]:
+    """Codes that appear more often across the hands than ``decks`` decks hold (to highlight them)."""
+    from scorer.jhyap import JOKERS_PER_DECK
+
+    counts: dict[str, int] = {}
+    for cards in hands.values():
+        for code in cards:
+            counts[code] = counts.get(code, 0) + 1
+    return {code for code, n in counts.items() if n > decks * (JOKERS_PER_DECK if code == "JK" else 1)}
+
+
+# -- Seep --------------------------------------------------------------------------------------------
+
+
+def seep_entry(
+    captured: Mapping[str, Sequence[str] | None], sweeps: Sequence[tuple[str, str]]
+) -> dict[str, Any]:
+    """One Seep deal in the game-log format; a team whose cards were not scanned is left out."""
+    out_sweeps: list[dict[str, str]] = []
+    for team, when in sweeps:
+        item = {"team": team}
+        if when != "normal":
+            item["when"] = when
+        out_sweeps.append(item)
+    return {
+        "captured": {team: list(cards) for team, cards in captured.items() if cards is not None},
+        "sweeps": out_sweeps,
+    }
+
+
+def check_seep_entry(
+    log: Mapping[str, Any], entry: Mapping[str, Any], position: int | None = None
+) -> str | None:
+    try:
+        deals = list(log["deals"])
+        if position is None:
+            deals.append(dict(entry))
+        else:
+            deals[position] = dict(entry)
+        score({**log, "deals": deals})
+    except ScorerError as exc:
+        return str(exc)
+    return None
+
+
+def seep_preview(log: Mapping[str, Any], entry: Mapping[str, Any]) -> Any | None:
+    try:
+        return score({**log, "deals": [*log["deals"], dict(entry)]})
+    except ScorerError:
+        return None
+
+
+def missing_point_cards(captured: Mapping[str, Sequence[str] | None]) -> tuple[str, ...]:
+    """Point cards that no scanned team holds (meaningful when both teams were scanned), in card order."""
+    cards = {team: [Card.parse(c) for c in codes] for team, codes in captured.items() if codes is not None}
+    return tuple(c.code for c in _seep().missing_point_cards(cards))
+
+
+def doubled_cards(captured: Mapping[str, Sequence[str] | None]) -> tuple[str, ...]:
+    cards = {team: [Card.parse(c) for c in codes] for team, codes in captured.items() if codes is not None}
+    return tuple(c.code for c in _seep().doubled_cards(cards))
+
+
+def point_cards() -> tuple[str, ...]:
+    return tuple(c.code for c in sorted(_seep().POINT_CARDS))

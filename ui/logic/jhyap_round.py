@@ -1,0 +1,318 @@
+"""The Jhyap round screen, as plain Python: caller, scans, hands, fixes, checks, confirm.
+
+The flow holds what the players have said so far about the round being played (or an earlier round being
+edited). It serialises to a dict (the kiosk's draft) so a restart resumes it exactly. Hand totals, the call
+limit and the deck check all come from the scorer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scorer.cards import ScorerError
+from scorer.jhyap import JhyapState
+from ui.logic import games
+from ui.logic.scan import HandCard, ScanResult, normalize_code
+
+TABLE = "table"
+
+
+def _typed(codes: Sequence[str]) -> list[HandCard]:
+    return [HandCard(code=normalize_code(c), fixed=True) for c in codes]
+
+
+@dataclass(frozen=True)
+class HandView:
+    player: str
+    cards: tuple[HandCard, ...]
+    total: int | None
+    scanned: bool
+    is_caller: bool
+    over_deck: frozenset[str]
+
+    @property
+    def uncertain_count(self) -> int:
+        return sum(1 for c in self.cards if c.needs_look)
+
+
+def order_groups_clockwise(scan: ScanResult) -> list[int]:
+    """Detector groups ordered clockwise around the photo's centre, starting at the bottom (nearest the
+    camera's lower edge). Seats around a table follow the same order."""
+    cx, cy = scan.width / 2, scan.height / 2
+
+    def angle(group: Sequence[int]) -> float:
+        boxes = [scan.cards[i].box for i in group if scan.cards[i].box]
+        if not boxes:
+            return 0.0
+        x = sum((b[0] + b[2]) / 2 for b in boxes if b) / len(boxes)
+        y = sum((b[1] + b[3]) / 2 for b in boxes if b) / len(boxes)
+        # Image y points down; 0 is straight down, clockwise as seen on screen. The bottom seat spans +-45
+        # degrees, so start counting 45 degrees before it.
+        return (math.atan2(-(x - cx), y - cy) + math.pi / 4) % (2 * math.pi)
+
+    return sorted(range(len(scan.groups)), key=lambda g: angle(scan.groups[g]))
+
+
+class JhyapRoundFlow:
+    """One Jhyap round being entered. ``log`` is the game log (the scorer's format) before this round."""
+
+    def __init__(self, log: Mapping[str, Any], edit_position: int | None = None) -> None:
+        self.log = dict(log)
+        self.edit_position = edit_position
+        before = dict(log)
+        if edit_position is not None:
+            before["rounds"] = list(log["rounds"])[:edit_position]
+        self.before: JhyapState = games.score(before)
+        self.players: tuple[str, ...] = tuple(log["players"])
+        self.active: tuple[str, ...] = self.before.active
+        self.decks = games.deck_count(log)
+        self.caller: str | None = None
+        self.hands: dict[str, list[HandCard] | None] = {p: None for p in self.active}
+        self.mode = TABLE
+        # The whole-table scan: its cards and groups, which group is whose, and the photo on disk.
+        self.table_scan: dict[str, Any] | None = None
+        self.player_scans: dict[str, dict[str, Any]] = {}
+        self.seat_anchor: str | None = None
+        self.seats_confirmed = False
+        self.message: str | None = None
+        if edit_position is not None:
+            old = log["rounds"][edit_position]
+            self.caller = old["caller"]
+            self.hands = {p: _typed(old["hands"].get(p, [])) for p in self.active}
+
+    # -- who deals, who starts ------------------------------------------------------------------------
+    @property
+    def number(self) -> int:
+        return len(self.before.rounds) + 1
+
+    @property
+    def dealer(self) -> str | None:
+        return self.before.next_dealer
+
+    @property
+    def starter(self) -> str | None:
+        return self.before.next_starter
+
+    @property
+    def finished(self) -> bool:
+        return self.before.finished
+
+    # -- the caller -------------------------------------------------------------------------------------
+    def pick_caller(self, player: str) -> None:
+        if player not in self.active:
+            raise ValueError(f"{player!r} is not playing this round (active: {', '.join(self.active)})")
+        self.caller = player
+
+    # -- scans -----------------------------------------------------------------------------------------------
+    def apply_scan(self, scan: ScanResult, scan_id: int | None = None, photo: str | None = None) -> None:
+        """Put a scan's cards into the hands: a whole-table scan by seat, a player scan into that hand."""
+        self.message = scan.error
+        meta = {
+            "scan_id": scan_id,
+            "photo": photo,
+            "width": scan.width,
+            "height": scan.height,
+            "cards": [c.to_dict() for c in scan.cards],
+            "groups": [list(g) for g in scan.groups],
+        }
+        if scan.target == TABLE:
+            self.table_scan = meta
+            order = order_groups_clockwise(scan)
+            meta["order"] = order
+            self._assign_table()
+        else:
+            if scan.target not in self.active:
+                raise ValueError(f"scan for {scan.target!r}, who is not playing this round")
+            self.player_scans[scan.target] = meta
+            if scan.cards or self.hands.get(scan.target) is None:
+                self.hands[scan.target] = list(scan.cards)
+
+    @property
+    def seat_order(self) -> list[str]:
+        """Active players in seating order starting with the one whose hand lies nearest the bottom."""
+        anchor = self.seat_anchor if self.seat_anchor in self.players else self.players[0]
+        start = self.players.index(anchor)
+        ring = [self.players[(start + i) % len(self.players)] for i in range(len(self.players))]
+        return [p for p in ring if p in self.active]
+
+    def group_owners(self) -> list[tuple[int, str | None]]:
+        """(group index, player) for each group of the table scan, in clockwise order."""
+        if not self.table_scan:
+            return []
+        order = self.table_scan["order"]
+        seats = self.seat_order
+        return [(g, seats[i] if i < len(seats) else None) for i, g in enumerate(order)]
+
+    def _assign_table(self) -> None:
+        if not self.table_scan:
+            return
+        cards = [HandCard.from_dict(c) for c in self.table_scan["cards"]]
+        groups = self.table_scan["groups"]
+        assigned = set()
+        for g, player in self.group_owners():
+            if player is None:
+                continue
+            self.hands[player] = [cards[i] for i in groups[g]]
+            assigned.add(player)
+        if len(groups) != len(self.active):
+            self.message = (
+                f"The photo shows {len(groups)} hand(s) for {len(self.active)} players: check whose is "
+                "whose, or scan players one at a time."
+            )
+
+    def rotate_seats(self) -> None:
+        """Shift every hand of the table scan one seat clockwise (when the guess of whose is whose is off)."""
+        seats = self.seat_order
+        self.seat_anchor = seats[-1] if seats else None
+        self._assign_table()
+
+    def confirm_seats(self) -> None:
+        self.seats_confirmed = True
+
+    @property
+    def needs_seat_confirm(self) -> bool:
+        return self.table_scan is not None and bool(self.table_scan["groups"]) and not self.seats_confirmed
+
+    # -- fixing cards ------------------------------------------------------------------------------------
+    def _hand(self, player: str) -> list[HandCard]:
+        if player not in self.active:
+            raise ValueError(f"{player!r} is not playing this round")
+        hand = self.hands.get(player)
+        if hand is None:
+            hand = []
+            self.hands[player] = hand
+        return hand
+
+    def set_card(self, player: str, index: int, code: str) -> None:
+        hand = self._hand(player)
+        old = hand[index]
+        hand[index] = old.fixed_as(normalize_code(code))
+
+    def confirm_card(self, player: str, index: int) -> None:
+        self.set_card(player, index, self._hand(player)[index].code)
+
+    def add_card(self, player: str, code: str) -> None:
+        self._hand(player).append(HandCard(normalize_code(code), fixed=True))
+
+    def remove_card(self, player: str, index: int) -> None:
+        del self._hand(player)[index]
+
+    def type_hand(self, player: str, codes: Sequence[str]) -> None:
+        """Replace a hand with typed cards (no camera)."""
+        self.hands[player] = [HandCard(normalize_code(c), fixed=True) for c in codes]
+
+    def confirm_all(self) -> None:
+        """Mark every uncertain card as looked at (the players agree with what the camera read)."""
+        for player, hand in self.hands.items():
+            if hand:
+                self.hands[player] = [c.fixed_as(c.code) for c in hand]
+
+    # -- what the screen shows -----------------------------------------------------------------------
+    def codes(self) -> dict[str, list[str]]:
+        return {p: [c.code for c in (self.hands.get(p) or [])] for p in self.active}
+
+    def hand_views(self) -> list[HandView]:
+        codes = self.codes()
+        over = games.over_decks(codes, self.decks)
+        return [
+            HandView(
+                player=p,
+                cards=tuple(self.hands.get(p) or ()),
+                total=games.hand_total(codes[p]) if self.hands.get(p) is not None else None,
+                scanned=self.hands.get(p) is not None,
+                is_caller=p == self.caller,
+                over_deck=frozenset(c for c in codes[p] if c in over),
+            )
+            for p in self.active
+        ]
+
+    def problems(self) -> list[str]:
+        """Everything that stops this round from being scored, in the words the players will read."""
+        out: list[str] = []
+        if self.caller is None:
+            out.append("Pick who called Jhyap.")
+        missing = [p for p in self.active if not self.hands.get(p)]
+        if missing:
+            out.append("No cards yet for " + ", ".join(missing) + ".")
+        if out:
+            return out
+        error = self.check()
+        if error:
+            out.append(error)
+        return out
+
+    def check(self) -> str | None:
+        if self.caller is None:
+            return "Pick who called Jhyap."
+        entry = self.entry()
+        if self.edit_position is None:
+            return games.check_jhyap_entry(self.log, entry)
+        return games.check_jhyap_entry(self.log, entry, self.edit_position)
+
+    @property
+    def uncertain_left(self) -> int:
+        return sum(1 for hand in self.hands.values() if hand for c in hand if c.needs_look)
+
+    @property
+    def ready(self) -> bool:
+        return not self.problems()
+
+    def entry(self) -> dict[str, Any]:
+        if self.caller is None:
+            raise ValueError("no caller picked yet")
+        return games.jhyap_entry(self.caller, self.codes())
+
+    def preview(self) -> JhyapState | None:
+        if self.caller is None or self.problems():
+            return None
+        if self.edit_position is None:
+            return games.jhyap_preview(self.log, self.entry())
+        rounds = list(self.log["rounds"])
+        rounds[self.edit_position] = self.entry()
+        try:
+            state: JhyapState = games.score({**self.log, "rounds": rounds})
+        except ScorerError:
+            return None
+        return state
+
+    # -- the draft --------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "edit_position": self.edit_position,
+            "caller": self.caller,
+            "hands": {p: [c.to_dict() for c in h] if h is not None else None for p, h in self.hands.items()},
+            "mode": self.mode,
+            "table_scan": self.table_scan,
+            "player_scans": self.player_scans,
+            "seat_anchor": self.seat_anchor,
+            "seats_confirmed": self.seats_confirmed,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_dict(cls, log: Mapping[str, Any], data: Mapping[str, Any]) -> JhyapRoundFlow:
+        flow = cls(log, data.get("edit_position"))
+        flow.caller = data.get("caller")
+        for player, cards in dict(data.get("hands", {})).items():
+            if player in flow.active:
+                flow.hands[player] = [HandCard.from_dict(c) for c in cards] if cards is not None else None
+        flow.mode = data.get("mode", TABLE)
+        flow.table_scan = data.get("table_scan")
+        flow.player_scans = dict(data.get("player_scans", {}))
+        flow.seat_anchor = data.get("seat_anchor")
+        flow.seats_confirmed = bool(data.get("seats_confirmed", False))
+        flow.message = data.get("message")
+        return flow
+
+    def scan_ids(self) -> list[tuple[int, str]]:
+        """(scan id, target) of the scans whose cards are in this round, for recording what was confirmed."""
+        out = []
+        if self.table_scan and self.table_scan.get("scan_id") is not None:
+            out.append((int(self.table_scan["scan_id"]), TABLE))
+        for player, meta in self.player_scans.items():
+            if meta.get("scan_id") is not None:
+                out.append((int(meta["scan_id"]), player))
+        return out

@@ -1,0 +1,275 @@
+"""The kiosk's brain without Kivy: which game is open, which screen it is on, and every confirmed action.
+
+:class:`Kiosk` ties the record (:class:`~ui.store.Store`), the scorer (through :mod:`ui.logic.games`) and the
+screen flows together. Every action that changes what was confirmed is written to the record at once; the
+in-progress state (screen + flow) is saved as the game's draft after every step, so a kiosk killed at any
+moment comes back on the same screen with the same cards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ui.logic import boards, games
+from ui.logic.jhyap_round import JhyapRoundFlow
+from ui.logic.new_game import NewGameForm
+from ui.logic.scan import ScanResult
+from ui.logic.seep_deal import SeepDealFlow
+from ui.store import GameRecord, GameStatus, Store
+
+ROUND = "round"  # the Jhyap round or the Seep deal being entered
+RESULT = "result"  # the result of the last confirmed round/deal
+GAME_OVER = "game_over"
+CAMERA_SETTING = "camera"
+
+
+@dataclass(frozen=True)
+class Resumable:
+    game_id: int
+    text: str
+    screen: str
+
+
+class KioskError(RuntimeError):
+    """An action that is not possible right now (the message says why)."""
+
+
+class Kiosk:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.game: GameRecord | None = None
+        self.flow: JhyapRoundFlow | SeepDealFlow | None = None
+        self.screen = "home"
+        self.result_position: int | None = None
+
+    # -- games ------------------------------------------------------------------------------------------
+    @property
+    def log(self) -> dict[str, Any]:
+        if self.game is None:
+            raise KioskError("no game is open")
+        return self.game.log()
+
+    @property
+    def kind(self) -> str:
+        if self.game is None:
+            raise KioskError("no game is open")
+        return self.game.kind
+
+    def resumable(self) -> list[Resumable]:
+        out = []
+        for record in self.store.unfinished():
+            line = boards.game_line(record)
+            draft = self.store.draft(record.id)
+            where = f"{'round' if record.kind == games.JHYAP else 'deal'} {len(record.entries) + 1}"
+            if draft and draft.screen == RESULT:
+                where = f"after {'round' if record.kind == games.JHYAP else 'deal'} {len(record.entries)}"
+            text = f"{record.kind.capitalize()} {line.started}: {line.players} ({where})"
+            out.append(Resumable(record.id, text, where))
+        return out
+
+    def new_form(self, kind: str) -> NewGameForm:
+        return NewGameForm(kind, self.store.recent_names())
+
+    def start(self, form: NewGameForm) -> int:
+        new = form.build()
+        game_id = self.store.create_game(new.kind, new.log)
+        self.game = self.store.game(game_id)
+        self._new_flow()
+        self.screen = ROUND
+        self.save()
+        return game_id
+
+    def open(self, game_id: int) -> None:
+        """Open a game where it was left (its draft), or at a fresh round."""
+        self.game = self.store.game(game_id)
+        draft = self.store.draft(game_id)
+        self.result_position = None
+        if self.game.status is not GameStatus.PLAYING:
+            self.flow = None
+            self.screen = GAME_OVER
+            return
+        if draft is not None:
+            state = dict(draft.state)
+            flow_data = state.get("flow")
+            try:
+                if flow_data is not None:
+                    self.flow = self._flow_from(flow_data)
+                else:
+                    self._new_flow()
+            except (games.ScorerError, KeyError, ValueError, TypeError):
+                self._new_flow()  # a draft that no longer fits the log: start the round afresh
+            self.screen = draft.screen if draft.screen in (ROUND, RESULT) else ROUND
+            if self.screen == RESULT and not self.game.entries:
+                self.screen = ROUND
+        else:
+            self._new_flow()
+            self.screen = ROUND
+
+    def close(self) -> None:
+        self.game, self.flow, self.screen = None, None, "home"
+
+    def _flow_from(self, data: dict[str, Any]) -> JhyapRoundFlow | SeepDealFlow:
+        if self.kind == games.JHYAP:
+            return JhyapRoundFlow.from_dict(self.log, data)
+        return SeepDealFlow.from_dict(self.log, data)
+
+    def _new_flow(self, edit_position: int | None = None) -> None:
+        if self.kind == games.JHYAP:
+            flow = JhyapRoundFlow(self.log, edit_position)
+            anchor = self.store.setting(self._anchor_key())
+            if anchor is not None:
+                flow.seat_anchor, flow.seats_confirmed = anchor, True
+            self.flow = flow
+        else:
+            self.flow = SeepDealFlow(self.log, edit_position)
+
+    def _anchor_key(self) -> str:
+        assert self.game is not None
+        return f"seat_anchor:{self.game.id}"
+
+    def save(self) -> None:
+        """Save the in-progress state (screen + flow) as the game's draft."""
+        if self.game is None or self.game.status is not GameStatus.PLAYING:
+            return
+        state = {"flow": self.flow.to_dict() if self.flow else None, "result_position": self.result_position}
+        self.store.save_draft(self.game.id, self.screen, state)
+
+    # -- the round / deal ---------------------------------------------------------------------------
+    @property
+    def jhyap(self) -> JhyapRoundFlow:
+        if not isinstance(self.flow, JhyapRoundFlow):
+            raise KioskError("no Jhyap round is being entered")
+        return self.flow
+
+    @property
+    def seep(self) -> SeepDealFlow:
+        if not isinstance(self.flow, SeepDealFlow):
+            raise KioskError("no Seep deal is being entered")
+        return self.flow
+
+    def record_scan(self, result: ScanResult) -> None:
+        """Keep the scan (photo + what was read) and put its cards into the round."""
+        if self.game is None or self.flow is None:
+            raise KioskError("no round is being entered")
+        scan_id: int | None = None
+        photo: str | None = None
+        if not result.camera_failed:
+            record = self.store.add_scan(
+                self.game.id, self.flow.number, result.target, result.jpeg, result.detected_json()
+            )
+            scan_id = record.id
+            photo = str(record.photo) if record.photo else None
+        self.flow.apply_scan(result, scan_id, photo)
+        self.save()
+
+    def confirm_seats(self) -> None:
+        flow = self.jhyap
+        flow.confirm_seats()
+        anchor = flow.seat_order[0] if flow.seat_order else None
+        if anchor is not None:
+            self.store.set_setting(self._anchor_key(), anchor)
+        self.save()
+
+    def confirm(self) -> None:
+        """Record the round/deal the players confirmed; the scorer's result is then on the result screen."""
+        if self.game is None or self.flow is None:
+            raise KioskError("no round is being entered")
+        problems = self.flow.problems()
+        if problems:
+            raise KioskError(problems[0])
+        entry = self.flow.entry()
+        position = self.flow.edit_position
+        scans = self.flow.scan_ids()
+        confirmed = self._confirmed_cards()
+        if position is None:
+            self.store.add_entry(self.game.id, entry)
+            self.result_position = None
+        else:
+            self.store.replace_entry(self.game.id, position, entry)
+            self.result_position = position
+        for scan_id, target in scans:
+            self.store.confirm_scan(scan_id, {"target": target, "cards": confirmed.get(target, confirmed)})
+        self.game = self.store.game(self.game.id)
+        self._update_status()
+        self._new_flow()
+        self.screen = RESULT
+        self.save()
+
+    def _confirmed_cards(self) -> dict[str, Any]:
+        flow = self.flow
+        if isinstance(flow, JhyapRoundFlow):
+            hands = flow.codes()
+            return {"table": hands, **hands}
+        assert isinstance(flow, SeepDealFlow)
+        return {t: c for t, c in flow.codes().items()}
+
+    def _update_status(self) -> None:
+        assert self.game is not None
+        if self.kind == games.JHYAP:
+            state = games.score(self.log)
+            if state.finished and self.game.status is GameStatus.PLAYING:
+                self.store.set_status(self.game.id, GameStatus.FINISHED, state.winner)
+                self.game = self.store.game(self.game.id)
+
+    def next_round(self) -> None:
+        if self.game is None:
+            raise KioskError("no game is open")
+        if self.game.status is not GameStatus.PLAYING:
+            self.screen = GAME_OVER
+            return
+        self.result_position = None
+        if self.flow is None or self.flow.edit_position is not None:
+            self._new_flow()
+        self.screen = ROUND
+        self.save()
+
+    def undo_last(self) -> None:
+        """Take back the last confirmed round/deal (it stays in the record's history)."""
+        if self.game is None:
+            raise KioskError("no game is open")
+        if not self.game.entries:
+            raise KioskError("There is no round to undo.")
+        self.store.undo_last(self.game.id)
+        self.game = self.store.game(self.game.id)
+        self._new_flow()
+        self.screen = ROUND
+        self.save()
+
+    def edit(self, position: int) -> None:
+        """Start editing an earlier round/deal; confirming it recomputes every later one."""
+        if self.game is None:
+            raise KioskError("no game is open")
+        if not 0 <= position < len(self.game.entries):
+            raise KioskError(f"There is no round {position + 1}.")
+        self._new_flow(position)
+        self.screen = ROUND
+        self.save()
+
+    def cancel_edit(self) -> None:
+        self._new_flow()
+        self.screen = ROUND
+        self.save()
+
+    def end_game(self) -> None:
+        """End a Seep game (or stop a Jhyap game early): the team with more baazis wins."""
+        if self.game is None:
+            raise KioskError("no game is open")
+        if self.kind == games.SEEP:
+            winner = boards.seep_winner(self.log) if self.game.entries else None
+            self.store.set_status(self.game.id, GameStatus.FINISHED, winner)
+        else:
+            self.store.set_status(self.game.id, GameStatus.ABANDONED, None)
+        self.game = self.store.game(self.game.id)
+        self.flow = None
+        self.screen = GAME_OVER
+
+    # -- settings -----------------------------------------------------------------------------------
+    def camera_spec(self, default: str = "auto") -> str:
+        return self.store.setting(CAMERA_SETTING, default) or default
+
+    def set_camera(self, spec: str) -> None:
+        from vision.camera import parse_spec
+
+        parse_spec(spec)
+        self.store.set_setting(CAMERA_SETTING, spec)

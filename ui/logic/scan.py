@@ -1,0 +1,332 @@
+"""Scanning cards: the camera and the detector run in a worker thread; the UI sees progress and a result.
+
+A :class:`Scanner` opens the configured camera, takes a photo, reads the cards with the vision pipeline and
+hands back a :class:`ScanResult` through ``dispatch`` (in the kiosk, ``Clock.schedule_once`` onto the UI
+thread). A camera that fails gives a result with a clear message and nothing else, so the screen can offer a
+retry; a missing card model still returns the photo, so the players can type the cards beside it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from scorer.cards import CARD_CODES, Card, Rank, Suit
+
+Box = tuple[float, float, float, float]
+JOKER = "JK"
+
+
+class ScanPhase(Enum):
+    IDLE = "idle"
+    CAMERA = "camera"
+    READING = "reading"
+    DONE = "done"
+    FAILED = "failed"
+
+
+PHASE_TEXT = {
+    ScanPhase.IDLE: "",
+    ScanPhase.CAMERA: "Taking the photo...",
+    ScanPhase.READING: "Reading the cards...",
+    ScanPhase.DONE: "Done",
+    ScanPhase.FAILED: "Scan failed",
+}
+
+
+@dataclass(frozen=True)
+class HandCard:
+    """One card of a hand as shown on screen: from a scan (with its box) or typed/fixed by a player."""
+
+    code: str
+    confidence: float | None = None
+    uncertain: bool = False
+    box: Box | None = None
+    alternatives: tuple[str, ...] = ()
+    fixed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "confidence": self.confidence,
+            "uncertain": self.uncertain,
+            "box": list(self.box) if self.box else None,
+            "alternatives": list(self.alternatives),
+            "fixed": self.fixed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> HandCard:
+        box = data.get("box")
+        return cls(
+            code=str(data["code"]),
+            confidence=data.get("confidence"),
+            uncertain=bool(data.get("uncertain", False)),
+            box=(float(box[0]), float(box[1]), float(box[2]), float(box[3])) if box else None,
+            alternatives=tuple(data.get("alternatives", ())),
+            fixed=bool(data.get("fixed", False)),
+        )
+
+    def fixed_as(self, code: str) -> HandCard:
+        """This card as confirmed (or corrected) by a player: same box, new code, no longer in doubt."""
+        return HandCard(code, self.confidence, self.uncertain, self.box, self.alternatives, True)
+
+    @property
+    def needs_look(self) -> bool:
+        """Uncertain and not yet confirmed by a player."""
+        return self.uncertain and not self.fixed
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """What one scan produced. ``error`` is set when the camera failed (no photo) or the cards could not be
+    read (photo kept). ``groups`` are the detector's hands (index tuples into ``cards``)."""
+
+    target: str
+    cards: tuple[HandCard, ...] = ()
+    groups: tuple[tuple[int, ...], ...] = ()
+    width: int = 0
+    height: int = 0
+    ms: float = 0.0
+    jpeg: bytes | None = field(default=None, repr=False)
+    image: Any = field(default=None, repr=False)
+    camera: str = ""
+    error: str | None = None
+    camera_failed: bool = False
+
+    def detected_json(self) -> dict[str, Any]:
+        return {
+            "cards": [c.to_dict() for c in self.cards],
+            "groups": [list(g) for g in self.groups],
+            "width": self.width,
+            "height": self.height,
+            "ms": round(self.ms, 1),
+            "camera": self.camera,
+            "error": self.error,
+        }
+
+
+# -- the card picker -----------------------------------------------------------------------------------
+
+PICKER_RANKS: tuple[str, ...] = tuple(r.value for r in Rank)
+PICKER_SUITS: tuple[str, ...] = tuple(s.value for s in Suit)
+SUIT_SIGNS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+RED_SUITS = frozenset({"H", "D"})
+
+
+def card_label(code: str) -> str:
+    """A card code as shown on screen: 10♠, A♥, Joker."""
+    if code == JOKER:
+        return "Joker"
+    return code[:-1] + SUIT_SIGNS.get(code[-1], code[-1])
+
+
+def normalize_code(text: str) -> str:
+    """The canonical code of a typed card (``ts`` -> ``10S``); ScorerError naming the bad text."""
+    return Card.parse(text.strip()).code
+
+
+@dataclass
+class CardPicker:
+    """The tap-to-fix picker: 13 ranks x 4 suits + joker. Pick a rank then a suit (or the joker)."""
+
+    rank: str | None = None
+    suit: str | None = None
+
+    def start(self, code: str | None) -> None:
+        if code and code != JOKER:
+            self.rank, self.suit = code[:-1], code[-1]
+        else:
+            self.rank, self.suit = None, None
+
+    def tap_rank(self, rank: str) -> str | None:
+        if rank not in PICKER_RANKS:
+            raise ValueError(f"unknown rank {rank!r}")
+        self.rank = rank
+        return self.code
+
+    def tap_suit(self, suit: str) -> str | None:
+        if suit not in PICKER_SUITS:
+            raise ValueError(f"unknown suit {suit!r}")
+        self.suit = suit
+        return self.code
+
+    @property
+    def code(self) -> str | None:
+        if self.rank and self.suit:
+            code = self.rank + self.suit
+            return code if code in CARD_CODES else None
+        return None
+
+
+# -- the scanner ------------------------------------------------------------------------------------------
+
+
+def _encode_jpeg(image: Any) -> bytes | None:
+    import cv2
+
+    ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), 90])
+    return bytes(buf) if ok else None
+
+
+def reading_to_scan(target: str, reading: Any, image: Any, camera: str) -> ScanResult:
+    """Turn a vision ``CardReading`` into a ScanResult."""
+    cards = tuple(
+        HandCard(
+            code=c.code,
+            confidence=float(c.confidence),
+            uncertain=bool(c.uncertain),
+            box=tuple(float(v) for v in c.box),  # type: ignore[arg-type]
+            alternatives=tuple(code for code, _ in c.alternatives),
+        )
+        for c in reading.cards
+    )
+    return ScanResult(
+        target=target,
+        cards=cards,
+        groups=tuple(tuple(h) for h in reading.hands),
+        width=int(reading.width),
+        height=int(reading.height),
+        ms=float(reading.ms),
+        jpeg=_encode_jpeg(image),
+        image=image,
+        camera=camera,
+    )
+
+
+class Scanner:
+    """Runs camera + detector off the UI thread. ``dispatch(fn)`` runs ``fn`` on the UI thread.
+
+    ``camera_spec`` is what ``vision.camera.open_camera`` accepts; the camera is opened for each scan and
+    closed after it (a camera unplugged between rounds is simply reported on the next scan).
+    """
+
+    def __init__(
+        self,
+        camera_spec: str = "auto",
+        model_path: Path | None = None,
+        dispatch: Callable[[Callable[[], None]], None] | None = None,
+    ) -> None:
+        self.camera_spec = camera_spec
+        self.model_path = model_path
+        self.dispatch = dispatch or (lambda fn: fn())
+        self.phase = ScanPhase.IDLE
+        self._detector: Any = None
+        self._detector_error: str | None = None
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.camera_name = ""
+
+    @property
+    def busy(self) -> bool:
+        return self.phase in (ScanPhase.CAMERA, ScanPhase.READING)
+
+    def _set_phase(self, phase: ScanPhase, on_progress: Callable[[ScanPhase], None] | None) -> None:
+        self.phase = phase
+        if on_progress is not None:
+            self.dispatch(lambda: on_progress(phase))
+
+    def _load_detector(self) -> Any:
+        if self._detector is None and self._detector_error is None:
+            try:
+                from vision.detector import CardDetector
+
+                self._detector = CardDetector(model_path=self.model_path)
+            except Exception as exc:  # noqa: BLE001 - any failure: no model, so the players type the cards
+                self._detector_error = _model_message(exc)
+        return self._detector
+
+    def scan_now(
+        self, target: str, n_hands: int | None = None, on_progress: Callable[[ScanPhase], None] | None = None
+    ) -> ScanResult:
+        """Take a photo and read it, in the calling thread."""
+        self._set_phase(ScanPhase.CAMERA, on_progress)
+        try:
+            image, camera = self._capture()
+        except Exception as exc:  # noqa: BLE001 - a camera can fail in any way; the players get a retry
+            self._set_phase(ScanPhase.FAILED, on_progress)
+            return ScanResult(target=target, error=_camera_message(exc), camera_failed=True)
+        self._set_phase(ScanPhase.READING, on_progress)
+        height, width = int(image.shape[0]), int(image.shape[1])
+        detector = self._load_detector()
+        if detector is None:
+            self._set_phase(ScanPhase.DONE, on_progress)
+            return ScanResult(
+                target=target,
+                width=width,
+                height=height,
+                jpeg=_encode_jpeg(image),
+                image=image,
+                camera=camera,
+                error=self._detector_error,
+            )
+        try:
+            from vision.pipeline import read_cards
+
+            started = time.perf_counter()
+            reading = read_cards(image, detector, n_hands=n_hands)
+            result = reading_to_scan(target, reading, image, camera)
+            if not result.ms:
+                result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
+        except Exception as exc:  # noqa: BLE001 - keep the photo; the players can type the cards
+            self._set_phase(ScanPhase.DONE, on_progress)
+            return ScanResult(
+                target=target,
+                width=width,
+                height=height,
+                jpeg=_encode_jpeg(image),
+                image=image,
+                camera=camera,
+                error=f"Could not read the cards: {exc}. Type them instead.",
+            )
+        self._set_phase(ScanPhase.DONE, on_progress)
+        return result
+
+    def scan(
+        self,
+        target: str,
+        on_done: Callable[[ScanResult], None],
+        n_hands: int | None = None,
+        on_progress: Callable[[ScanPhase], None] | None = None,
+    ) -> bool:
+        """Start a scan in a worker thread; ``on_done`` gets the result on the UI thread. False if busy."""
+        with self._lock:
+            if self.busy:
+                return False
+            self.phase = ScanPhase.CAMERA
+
+        def work() -> None:
+            result = self.scan_now(target, n_hands, on_progress)
+            self.dispatch(lambda: on_done(result))
+
+        self._thread = threading.Thread(target=work, name="tabletally-scan", daemon=True)
+        self._thread.start()
+        return True
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _capture(self) -> tuple[Any, str]:
+        from vision.camera import open_camera
+
+        camera, reason = open_camera(self.camera_spec)
+        try:
+            self.camera_name = str(getattr(camera, "name", reason))
+            image = camera.capture()
+        finally:
+            camera.close()
+        return image, self.camera_name
+
+
+def _camera_message(exc: BaseException) -> str:
+    return f"The camera did not give a photo: {exc}. Check the camera and tap Retry, or type the cards."
+
+
+def _model_message(exc: BaseException) -> str:
+    return f"The card model is not available ({exc}). Type the cards, or fix them on the photo."
