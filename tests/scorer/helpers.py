@@ -1,0 +1,42 @@
+"""Small builders shared by the scorer tests."""
+
+from __future__ import annotations
+
+from scorer.cards import ALL_CARDS, Card, parse_cards
+from scorer.jhyap import JhyapGame, JhyapRound, card_value
+
+
+def hand(codes: str) -> tuple[Card, ...]:
+    """``hand("KS 3h jk")``: cards from space-separated codes."""
+    return parse_cards(codes.split())
+
+
+def rnd(caller: str, **hands: str) -> JhyapRound:
+    """``rnd("B", A="KS 3H", B="AS 2D")``: a Jhyap round from space-separated codes."""
+    return JhyapRound(caller, {player: hand(codes) for player, codes in hands.items()})
+
+
+def totals_round(caller: str, totals: dict[str, int]) -> JhyapRound:
+    """A round whose hands have exactly the given totals, dealt from one deck without repeats."""
+    pool = sorted(ALL_CARDS, key=card_value, reverse=True) + [ALL_CARDS[-1]]  # 52 cards, 2 jokers
+    hands: dict[str, tuple[Card, ...]] = {}
+    for player, total in totals.items():
+        cards: list[Card] = []
+        remaining = total
+        while remaining > 0:
+            card = next(c for c in pool if 0 < card_value(c) <= remaining)
+            pool.remove(card)
+            cards.append(card)
+            remaining -= card_value(card)
+        if not cards:
+            cards.append(next(c for c in pool if c.is_joker))
+            pool.remove(cards[0])
+        hands[player] = tuple(cards)
+    return JhyapRound(caller, hands)
+
+
+def play(game: JhyapGame, *rounds: tuple[str, dict[str, int]]) -> JhyapGame:
+    """``game`` with rounds given as (caller, {player: hand total}) appended one by one."""
+    for caller, totals in rounds:
+        game = game.with_round(totals_round(caller, totals))
+    return game
