@@ -189,6 +189,8 @@ def decode_predictions(
 def load_class_codes(model_path: Path, metadata_names: Any = None) -> tuple[str, ...]:
     """The model's class codes in class order: ``classes.json`` next to the model, else its metadata.
 
+    ``classes.json`` is a list of codes or an object whose ``names`` is that list.
+
     Every name must be a card code; a model trained on other classes is refused with :class:`ModelError`.
     """
     source = model_path.parent / CLASSES_FILE
@@ -199,6 +201,8 @@ def load_class_codes(model_path: Path, metadata_names: Any = None) -> tuple[str,
         except (OSError, ValueError) as exc:
             raise ModelError(f"{source}: not a readable JSON list of class codes: {exc}") from exc
         where = str(source)
+        if isinstance(names, dict) and "names" in names:
+            names = names["names"]  # {"format": ..., "names": [...]} as written by models.classes
     elif metadata_names is not None:
         names, where = metadata_names, f"{model_path} metadata"
     else:

@@ -1,0 +1,49 @@
+"""Fixtures of the vision tests: a tiny real ONNX model with a known output, a fake picamera2, photos."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.helpers import FakePicamera2, table_photo, write_constant_model
+
+
+@pytest.fixture
+def make_model(tmp_path: Path) -> Callable[..., Path]:
+    """Factory: make_model(output, imgsz=320, name="cards.onnx") -> path of a constant-output model."""
+
+    def make(output: np.ndarray, imgsz: int = 320, name: str = "cards.onnx") -> Path:
+        folder = tmp_path / "model"
+        folder.mkdir(exist_ok=True)
+        return write_constant_model(folder / name, output, imgsz)
+
+    return make
+
+
+@pytest.fixture
+def photo_file(tmp_path: Path) -> Path:
+    path = tmp_path / "table.jpg"
+    assert cv2.imwrite(str(path), table_photo())
+    return path
+
+
+@pytest.fixture
+def fake_picamera2(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[FakePicamera2]]:
+    """A fake ``picamera2`` module in sys.modules whose Picamera2 is :class:`FakePicamera2`."""
+    module = types.ModuleType("picamera2")
+    fake = type("Picamera2", (FakePicamera2,), {"instances": [], "cameras": list(FakePicamera2.cameras)})
+    module.Picamera2 = fake  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    yield fake
+
+
+@pytest.fixture
+def no_picamera2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``import picamera2`` fail, as on a laptop."""
+    monkeypatch.setitem(sys.modules, "picamera2", None)

@@ -1,0 +1,209 @@
+"""Corner detections become physical cards (pairs, hidden corners, two-deck duplicates) and hands."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.cards import PairingRules, cards_from_detections, group_into_hands, pair_cost
+from vision.types import DetectedCard, Detection
+
+CORNER = 20.0  # corner box side in pixels: distances below are in corner sizes
+
+
+def corner(
+    code: str, x: float, y: float, conf: float = 0.9, alts: tuple = (), size: float = CORNER
+) -> Detection:
+    """A corner box of ``size`` centred at (x, y)."""
+    half = size / 2
+    return Detection(code, conf, (x - half, y - half, x + half, y + half), alts)
+
+
+def card_corners(code: str, x: float, y: float, conf: float = 0.9, angle_deg: float = 0.0) -> list[Detection]:
+    """Both index corners of one card whose top-left index is at (x, y): the other lies 5 sizes away."""
+    a = math.radians(angle_deg + 50)
+    dx, dy = 5 * CORNER * math.cos(a), 5 * CORNER * math.sin(a)
+    return [corner(code, x, y, conf), corner(code, x + dx, y + dy, conf)]
+
+
+def codes(cards: list[DetectedCard]) -> list[str]:
+    return sorted(c.code for c in cards)
+
+
+def test_the_two_corners_of_one_card_count_once() -> None:
+    cards = cards_from_detections(card_corners("7S", 100, 100))
+    assert codes(cards) == ["7S"]
+    assert len(cards[0].boxes) == 2
+
+
+@pytest.mark.parametrize("angle", [0, 45, 90, 135, 180, 250, 300])
+def test_a_card_counts_once_whichever_way_it_is_turned(angle: float) -> None:
+    assert codes(cards_from_detections(card_corners("KH", 300, 300, angle_deg=angle))) == ["KH"]
+
+
+def test_a_card_with_one_corner_hidden_still_counts_once() -> None:
+    cards = cards_from_detections([corner("QC", 50, 60, 0.8)])
+    assert codes(cards) == ["QC"]
+    assert cards[0].boxes == ((40.0, 50.0, 60.0, 70.0),) and cards[0].confidence == 0.8
+
+
+def test_two_identical_cards_with_all_corners_visible_count_twice() -> None:
+    dets = card_corners("9D", 100, 100) + card_corners("9D", 400, 120)
+    cards = cards_from_detections(dets)
+    assert codes(cards) == ["9D", "9D"]
+    assert all(len(c.boxes) == 2 for c in cards)
+
+
+def test_two_identical_cards_fanned_close_together_count_twice() -> None:
+    # In a fanned hand the visible top-left indices sit about one corner width apart: too close to be
+    # the two ends of one card.
+    dets = [corner("5S", 100, 100), corner("5S", 100 + 1.2 * CORNER, 102)]
+    assert codes(cards_from_detections(dets)) == ["5S", "5S"]
+
+
+def test_two_identical_cards_far_apart_count_twice() -> None:
+    dets = [corner("5S", 100, 100), corner("5S", 100 + 15 * CORNER, 100)]
+    assert codes(cards_from_detections(dets)) == ["5S", "5S"]
+
+
+def test_three_corners_of_two_identical_cards_make_two_cards() -> None:
+    dets = card_corners("AH", 100, 100) + [corner("AH", 600, 100)]
+    cards = cards_from_detections(dets)
+    assert codes(cards) == ["AH", "AH"]
+    assert sorted(len(c.boxes) for c in cards) == [1, 2]
+
+
+def test_corners_of_different_sizes_are_not_one_card() -> None:
+    big = corner("3C", 100 + 4 * CORNER, 100 + 3 * CORNER, size=3 * CORNER)
+    assert codes(cards_from_detections([corner("3C", 100, 100), big])) == ["3C", "3C"]
+
+
+def test_corners_of_different_codes_never_merge_without_doubt() -> None:
+    dets = card_corners("6H", 100, 100)
+    dets[1] = Detection("9H", 0.9, dets[1].box)
+    assert codes(cards_from_detections(dets)) == ["6H", "9H"]
+
+
+def test_a_card_whose_corners_read_6_and_9_counts_once_and_is_uncertain() -> None:
+    a, b = card_corners("6S", 100, 100)
+    a = Detection("6S", 0.7, a.box, (("9S", 0.4),))
+    b = Detection("9S", 0.6, b.box, (("6S", 0.5),))
+    cards = cards_from_detections([a, b])
+    assert len(cards) == 1
+    card = cards[0]
+    assert card.code == "6S" and card.uncertain and card.alternatives[0][0] == "9S"
+    assert len(card.boxes) == 2
+
+
+def test_a_low_confidence_card_is_uncertain() -> None:
+    (card,) = cards_from_detections([corner("8C", 10, 10, 0.3)])
+    assert card.uncertain
+
+
+def test_a_card_is_uncertain_when_another_code_competes_on_every_corner() -> None:
+    dets = [Detection(d.code, d.confidence, d.box, (("QD", 0.6),)) for d in card_corners("QH", 100, 100, 0.8)]
+    (card,) = cards_from_detections(dets)
+    assert card.uncertain and card.alternatives == (("QD", 0.6),)
+
+
+def test_a_card_is_sure_when_one_corner_reads_it_clearly() -> None:
+    a, b = card_corners("QH", 100, 100, 0.9)
+    a = Detection("QH", 0.9, a.box, (("QD", 0.6),))
+    b = Detection("QH", 0.95, b.box, (("QD", 0.1),))
+    (card,) = cards_from_detections([a, b])
+    assert not card.uncertain and card.confidence == 0.95
+
+
+def test_a_weak_alternative_does_not_make_a_card_uncertain() -> None:
+    (card,) = cards_from_detections([corner("QH", 10, 10, 0.9, (("QD", 0.2),))])
+    assert not card.uncertain and card.alternatives == (("QD", 0.2),)
+
+
+def test_pairing_prefers_the_partner_at_the_card_distance() -> None:
+    near = corner("2S", 100 + 5 * CORNER, 100)
+    farther = corner("2S", 100 + 8.5 * CORNER, 100)
+    cost_near = pair_cost(corner("2S", 100, 100), near)
+    cost_far = pair_cost(corner("2S", 100, 100), farther)
+    assert cost_near is not None and cost_far is not None and cost_near < cost_far
+    cards = cards_from_detections([corner("2S", 100, 100), farther, near])
+    paired = next(c for c in cards if len(c.boxes) == 2)
+    assert near.box in paired.boxes
+
+
+def test_cards_come_in_reading_order() -> None:
+    dets = [corner("KS", 500, 400), corner("2D", 100, 50), corner("7C", 300, 50)]
+    assert [c.code for c in cards_from_detections(dets)] == ["2D", "7C", "KS"]
+
+
+def test_pairing_rules_reject_inconsistent_thresholds() -> None:
+    with pytest.raises(ValueError, match="min_ratio <= expected_ratio"):
+        PairingRules(min_ratio=6, expected_ratio=5)
+    with pytest.raises(ValueError, match="max_size_ratio"):
+        PairingRules(max_size_ratio=0.5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scale=st.floats(0.3, 5.0),
+    shift_x=st.floats(-500, 500),
+    shift_y=st.floats(-500, 500),
+    angle=st.floats(0, 360),
+)
+def test_card_count_does_not_depend_on_camera_distance_or_position(
+    scale: float, shift_x: float, shift_y: float, angle: float
+) -> None:
+    # Two different cards (both corners) and two copies of one card in separate places.
+    base = (
+        card_corners("4H", 1000, 1000, angle_deg=angle)
+        + card_corners("4H", 1400, 1000, angle_deg=angle)
+        + card_corners("JC", 1000, 1400, angle_deg=angle)
+    )
+    moved = [
+        Detection(
+            d.code,
+            d.confidence,
+            tuple(v * scale + (shift_x if k % 2 == 0 else shift_y) for k, v in enumerate(d.box)),
+        )  # type: ignore[arg-type]
+        for d in base
+    ]
+    assert codes(cards_from_detections(moved)) == ["4H", "4H", "JC"]
+
+
+def hand_at(x: float, y: float, card_codes: list[str]) -> list[Detection]:
+    """A fanned hand: top-left indices 1.5 corner sizes apart."""
+    return [corner(code, x + 1.5 * CORNER * k, y + 0.3 * CORNER * k) for k, code in enumerate(card_codes)]
+
+
+def test_cards_group_into_hands_by_where_they_lie() -> None:
+    dets = hand_at(100, 100, ["2S", "3S", "4S"]) + hand_at(900, 700, ["5H", "6H"]) + hand_at(100, 700, ["KD"])
+    cards = cards_from_detections(dets)
+    hands = group_into_hands(cards)
+    assert sorted(sorted(cards[i].code for i in hand) for hand in hands) == [
+        ["2S", "3S", "4S"],
+        ["5H", "6H"],
+        ["KD"],
+    ]
+    assert sorted(i for hand in hands for i in hand) == list(range(len(cards)))
+
+
+def test_asking_for_n_hands_cuts_the_widest_gaps() -> None:
+    dets = hand_at(100, 100, ["2S", "3S"]) + hand_at(400, 100, ["5H", "6H"]) + hand_at(2000, 100, ["KD"])
+    cards = cards_from_detections(dets)
+    two = group_into_hands(cards, n_groups=2)
+    assert sorted(sorted(cards[i].code for i in hand) for hand in two) == [["2S", "3S", "5H", "6H"], ["KD"]]
+    assert len(group_into_hands(cards, n_groups=3)) == 3
+    assert group_into_hands(cards, n_groups=1) == [list(range(5))]
+
+
+def test_asking_for_more_hands_than_cards_gives_one_hand_per_card() -> None:
+    cards = cards_from_detections(hand_at(100, 100, ["2S", "3S"]))
+    assert group_into_hands(cards, n_groups=4) == [[0], [1]]
+
+
+def test_grouping_no_cards_gives_no_hands_and_bad_counts_are_refused() -> None:
+    assert group_into_hands([]) == []
+    with pytest.raises(ValueError, match="n_groups must be at least 1"):
+        group_into_hands([], n_groups=0)

@@ -1,0 +1,190 @@
+"""The detector: letterbox, decoding of the raw YOLO output, both NMS steps, and model loading errors."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.vision.helpers import raw_output, table_photo
+from vision.detector import CardDetector, Letterbox, decode_predictions, letterbox, load_class_codes, nms
+from vision.types import CARD_CODES, ImageError, ModelError
+
+# A 640x480 photo in a 320 input: scale 0.5, 40 px of padding above and below.
+LB = Letterbox(scale=0.5, pad_x=0.0, pad_y=40.0, size=320)
+
+
+def to_input_xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, float, float]:
+    """A photo box (640x480 photo) as the model's xywh in the 320 letterboxed input."""
+    return ((x1 + x2) / 4, (y1 + y2) / 4 + 40, (x2 - x1) / 2, (y2 - y1) / 2)
+
+
+def test_letterbox_keeps_the_aspect_and_pads_with_grey() -> None:
+    image = np.full((480, 640, 3), 255, dtype=np.uint8)
+    padded, lb = letterbox(image, 320)
+    assert padded.shape == (320, 320, 3)
+    assert lb == Letterbox(0.5, 0.0, 40.0, 320)
+    assert (padded[:40] == 114).all() and (padded[280:] == 114).all() and (padded[40:280] == 255).all()
+
+
+def test_decoding_maps_boxes_back_to_photo_pixels() -> None:
+    out = raw_output([to_input_xywh(100, 100, 120, 130)], [{"7S": 0.9}], anchors=8)
+    (det,) = decode_predictions(out, CARD_CODES, LB, (480, 640))
+    assert det.code == "7S" and det.confidence == pytest.approx(0.9)
+    assert det.box == pytest.approx((100, 100, 120, 130))
+
+
+def test_decoding_drops_boxes_under_the_confidence_threshold() -> None:
+    out = raw_output(
+        [to_input_xywh(100, 100, 120, 130), to_input_xywh(300, 100, 320, 130)], [{"7S": 0.9}, {"8S": 0.2}]
+    )
+    assert [d.code for d in decode_predictions(out, CARD_CODES, LB, (480, 640), conf=0.25)] == ["7S"]
+    assert len(decode_predictions(out, CARD_CODES, LB, (480, 640), conf=0.1)) == 2
+
+
+def test_decoding_clips_boxes_to_the_photo() -> None:
+    out = raw_output([(5, 50, 20, 20)], [{"AS": 0.8}])  # reaches left of the photo
+    (det,) = decode_predictions(out, CARD_CODES, LB, (480, 640))
+    assert det.box[0] == 0.0
+
+
+def test_overlapping_boxes_of_one_class_are_suppressed_to_the_best() -> None:
+    out = raw_output(
+        [
+            to_input_xywh(100, 100, 120, 130),
+            to_input_xywh(101, 101, 121, 131),
+            to_input_xywh(400, 100, 420, 130),
+        ],
+        [{"7S": 0.7}, {"7S": 0.9}, {"7S": 0.8}],
+    )
+    dets = decode_predictions(out, CARD_CODES, LB, (480, 640))
+    assert [d.confidence for d in dets] == pytest.approx([0.9, 0.8])
+
+
+def test_one_spot_read_as_two_codes_is_one_corner_with_an_alternative() -> None:
+    out = raw_output(
+        [to_input_xywh(100, 100, 120, 130), to_input_xywh(100, 101, 120, 131)],
+        [{"6H": 0.8}, {"9H": 0.6}],
+    )
+    (det,) = decode_predictions(out, CARD_CODES, LB, (480, 640))
+    assert det.code == "6H" and det.alternatives == (("9H", pytest.approx(0.6)),)
+
+
+def test_second_best_class_scores_of_a_box_become_alternatives() -> None:
+    out = raw_output([to_input_xywh(100, 100, 120, 130)], [{"QH": 0.7, "QD": 0.5, "KH": 0.05}])
+    (det,) = decode_predictions(out, CARD_CODES, LB, (480, 640))
+    assert det.code == "QH" and [code for code, _ in det.alternatives] == ["QD"]
+
+
+def test_distinct_corners_of_different_codes_are_all_kept() -> None:
+    boxes = [to_input_xywh(100 + 30 * k, 100, 120 + 30 * k, 130) for k in range(5)]
+    out = raw_output(boxes, [{code: 0.9} for code in ["2S", "3S", "4S", "5S", "6S"]])
+    assert sorted(d.code for d in decode_predictions(out, CARD_CODES, LB, (480, 640))) == [
+        "2S",
+        "3S",
+        "4S",
+        "5S",
+        "6S",
+    ]
+
+
+def test_an_output_of_the_wrong_shape_is_a_model_error() -> None:
+    with pytest.raises(ModelError, match=r"expected \(1, 57, N\)"):
+        decode_predictions(np.zeros((1, 84, 10), np.float32), CARD_CODES, LB, (480, 640))
+
+
+def test_nms_keeps_the_best_of_overlapping_boxes() -> None:
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], dtype=np.float32)
+    assert nms(boxes, np.array([0.5, 0.9, 0.7], np.float32), 0.5).tolist() == [1, 2]
+
+
+def test_the_onnx_detector_finds_what_the_model_outputs(make_model: Callable[..., Path]) -> None:
+    model = make_model(raw_output([to_input_xywh(100, 100, 120, 130)], [{"10C": 0.95}], anchors=20))
+    detector = CardDetector(model)
+    assert not detector.loaded
+    (det,) = detector.detect(table_photo())
+    assert detector.loaded and detector.imgsz == 320
+    assert det.code == "10C" and det.box == pytest.approx((100, 100, 120, 130), abs=0.01)
+
+
+def test_a_fixed_input_size_cannot_be_overridden(make_model: Callable[..., Path]) -> None:
+    model = make_model(raw_output([], [], anchors=4))
+    with pytest.raises(ModelError, match="fixed 320x320 input, not imgsz=640"):
+        CardDetector(model, imgsz=640).load()
+
+
+def test_a_missing_model_is_a_clear_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"model file .*nothing\.onnx not found"):
+        CardDetector(tmp_path / "nothing.onnx").detect(table_photo())
+
+
+def test_an_empty_model_file_is_a_clear_model_error(tmp_path: Path) -> None:
+    (tmp_path / "cards.onnx").write_bytes(b"")
+    with pytest.raises(ModelError, match="is empty"):
+        CardDetector(tmp_path / "cards.onnx").load()
+
+
+def test_a_corrupt_model_file_is_a_clear_model_error(tmp_path: Path) -> None:
+    (tmp_path / "cards.onnx").write_bytes(b"\x08\x07this is not a protobuf" * 10)
+    with pytest.raises(ModelError, match="is not a valid ONNX model"):
+        CardDetector(tmp_path / "cards.onnx").load()
+
+
+def test_a_model_with_a_different_number_of_classes_is_refused(make_model: Callable[..., Path]) -> None:
+    model = make_model(np.zeros((1, 84, 10), np.float32))
+    with pytest.raises(ModelError, match="does not match 53 classes"):
+        CardDetector(model).load()
+
+
+def test_class_codes_come_from_classes_json_next_to_the_model(tmp_path: Path) -> None:
+    model = tmp_path / "cards.onnx"
+    (tmp_path / "classes.json").write_text(json.dumps({"format": "x", "names": list(reversed(CARD_CODES))}))
+    assert load_class_codes(model) == tuple(reversed(CARD_CODES))
+    (tmp_path / "classes.json").write_text(json.dumps(list(CARD_CODES)))
+    assert load_class_codes(model) == CARD_CODES
+
+
+def test_class_names_that_are_not_card_codes_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "classes.json").write_text(json.dumps(["person", "bicycle"]))
+    with pytest.raises(ModelError, match=r"\['person', 'bicycle'\] are not card codes"):
+        load_class_codes(tmp_path / "cards.onnx")
+    (tmp_path / "classes.json").write_text("{not json")
+    with pytest.raises(ModelError, match="not a readable JSON list"):
+        load_class_codes(tmp_path / "cards.onnx")
+
+
+def test_ultralytics_metadata_names_are_used_without_classes_json(tmp_path: Path) -> None:
+    names = {i: code for i, code in enumerate(CARD_CODES)}
+    assert load_class_codes(tmp_path / "cards.onnx", names) == CARD_CODES
+
+
+@pytest.mark.parametrize(
+    ("image", "message"),
+    [
+        (np.zeros((10, 10), np.uint8), "HxWx3"),
+        (np.zeros((10, 10, 3), np.float32), "uint8"),
+        ("photo.jpg", "expected an image array"),
+    ],
+)
+def test_detecting_on_something_that_is_not_a_bgr_image_is_an_image_error(
+    image: object, message: str
+) -> None:
+    with pytest.raises(ImageError, match=message):
+        CardDetector("unused.onnx").detect(image)  # type: ignore[arg-type]
+
+
+def test_bad_detector_settings_are_refused() -> None:
+    with pytest.raises(ModelError, match="unknown backend 'tflite'"):
+        CardDetector(backend="tflite")
+    with pytest.raises(ValueError, match="conf must lie between 0 and 1"):
+        CardDetector(conf=1.5)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        CardDetector(imgsz=100)
+
+
+def test_the_default_models_are_the_shipped_files() -> None:
+    assert CardDetector().model_path.name == "cards.onnx"
+    assert CardDetector(backend="ultralytics").model_path.name == "cards.pt"
