@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("ui.commands.replay", "recompute a whole game from its JSON game log"),
     "detect": ("ui.commands.detect", "read the cards in photos with the card model"),
     "cameras": ("ui.commands.cameras", "list the cameras and whether each is available"),
+    "doctor": ("ui.commands.doctor", "check camera, model, display, database and disk; say what to fix"),
 }
 
 

@@ -1,0 +1,708 @@
+"""Check that this machine can run the TableTally kiosk, and say in plain words what to fix.
+
+Five checks: the camera (is one connected and found by libcamera?), the card model (is the file there,
+does ONNX Runtime load it, how long does it take to read a photo?), the display (a desktop session, or a
+screen on the KMS/DRM driver, and a touch panel), the database (does it open, pass SQLite's integrity check,
+accept writes?) and the free disk space.
+
+On an installed Pi the settings come from /etc/tabletally/kiosk.env (written by deploy/install.sh), so the
+doctor looks at the same data directory and display the kiosk uses. Stop the kiosk first (sudo systemctl
+stop tabletally-kiosk) if you want the camera check to open the camera: only one program can use it.
+
+Exit status: 0 when nothing is wrong (warnings allowed), 1 when some check found a problem.
+With --json one object is printed: {"ok": bool, "checks": [{"name", "status", "summary", "fix", "details"}]}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+ENV_FILE = Path("/etc/tabletally/kiosk.env")
+SERVICE = "tabletally-kiosk.service"
+DB_NAME = "tabletally.sqlite3"  # ui.store.DB_NAME; repeated so that --help needs no imports
+ENV_DATA_DIR = "TABLETALLY_DATA_DIR"
+MB = 1024 * 1024
+DISK_FAIL_MB = 200
+DISK_WARN_MB = 1024
+SLOW_PHOTO_MS = 2000.0
+ABS_MT_POSITION_X = 0x35
+"""Linux input event code of a multitouch X position: a touch panel reports it, a mouse does not."""
+
+
+class Status(Enum):
+    OK = "ok"
+    WARN = "warning"
+    FAIL = "problem"
+
+
+class CheckName(Enum):
+    CAMERA = "camera"
+    MODEL = "model"
+    DISPLAY = "display"
+    DATABASE = "database"
+    DISK = "disk"
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one check: a status, one sentence, how to fix it, and measured facts."""
+
+    name: CheckName
+    status: Status
+    summary: str
+    fix: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.summary.strip():
+            raise ValueError(f"check {self.name.value} needs a summary")
+        if self.status is not Status.OK and not self.fix.strip():
+            raise ValueError(f"check {self.name.value} is {self.status.value} but says nothing about a fix")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name.value,
+            "status": self.status.value,
+            "summary": self.summary,
+            "fix": self.fix,
+            "details": dict(self.details),
+        }
+
+
+# --- the kiosk's settings ------------------------------------------------------------------------------
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines of a systemd EnvironmentFile ({} when the file is missing or unreadable)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return {}
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")) or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values
+
+
+def kiosk_environment(environ: Mapping[str, str], env_file: Path) -> dict[str, str]:
+    """The installed kiosk's settings (env file, then local.env beside it) under this process's own."""
+    merged = read_env_file(env_file)
+    merged.update(read_env_file(env_file.with_name("local.env")))
+    merged.update(environ)
+    return merged
+
+
+def resolve_data_dir(explicit: Path | None, env: Mapping[str, str]) -> Path:
+    if explicit is not None:
+        return explicit.expanduser()
+    if env.get(ENV_DATA_DIR):
+        return Path(env[ENV_DATA_DIR]).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("tabletally", appauthor=False))
+
+
+# --- camera --------------------------------------------------------------------------------------------
+
+CAMERA_FIX = (
+    "Power the Pi off, then check the camera's ribbon cable at both ends: contacts towards the board's "
+    "contacts, latch pushed in (a Pi 5 needs the narrow 22-pin cable). Camera Module 3, v2 and HQ are found "
+    "automatically (camera_auto_detect=1 in /boot/firmware/config.txt). Then `rpicam-hello --list-cameras` "
+    "must list it. A USB webcam works too."
+)
+
+
+def check_camera(list_cameras: Callable[[], Sequence[Any]], kiosk_running: bool = False) -> Check:
+    """Is a real camera (Pi camera or webcam, not the bundled demo photos) available?"""
+    try:
+        infos = list(list_cameras())
+    except Exception as exc:  # a probe that blows up is itself the finding
+        return Check(CheckName.CAMERA, Status.FAIL, f"listing the cameras failed: {exc}", CAMERA_FIX)
+    real = [info for info in infos if str(info.kind) in ("pi", "webcam")]
+    found = [info for info in real if info.available]
+    details = {"cameras": [{"name": i.name, "available": i.available, "reason": i.reason} for i in infos]}
+    pi = [info for info in found if str(info.kind) == "pi"]
+    if pi:
+        return Check(CheckName.CAMERA, Status.OK, f"{pi[0].name}: {pi[0].reason}", details=details)
+    if found:
+        return Check(
+            CheckName.CAMERA,
+            Status.OK,
+            f"{found[0].name}: {found[0].reason} (no Pi camera; the kiosk uses this webcam)",
+            details=details,
+        )
+    reasons = "; ".join(f"{i.name}: {i.reason}" for i in real) or "no camera sources at all"
+    if kiosk_running:
+        return Check(
+            CheckName.CAMERA,
+            Status.WARN,
+            f"no camera is free ({reasons}); the kiosk is running and may be using it",
+            "Only one program can use the camera. Stop the kiosk (sudo systemctl stop tabletally-kiosk), "
+            "run tabletally doctor again, then start it (sudo systemctl start tabletally-kiosk).",
+            details,
+        )
+    return Check(CheckName.CAMERA, Status.FAIL, f"no camera found ({reasons})", CAMERA_FIX, details)
+
+
+# --- model ---------------------------------------------------------------------------------------------
+
+MODEL_MISSING_FIX = (
+    "The kiosk reads cards with this file. Reinstall TableTally (deploy/update.sh) from a checkout that "
+    "contains models/cards.onnx, or train and export one on a PC (make train) and copy it there. "
+    "A different file can be set with TABLETALLY_MODEL in /etc/tabletally/local.env."
+)
+
+
+def check_model(
+    model_path: Path,
+    load: Callable[[Path], Any],
+    photos: Sequence[Path],
+    read_image: Callable[[Path], Any],
+    blank_image: Callable[[], Any],
+    clock: Callable[[], float] = time.perf_counter,
+    runs: int = 3,
+) -> Check:
+    """Is the model file there, does it load, and how long does reading one photo take?
+
+    ``load(path)`` returns a detector with ``detect(image)`` (raising on a bad file); ``photos`` are test
+    photos with cards on them (the bundled demo photos); without any, a blank picture is timed instead.
+    """
+    details: dict[str, Any] = {"path": str(model_path)}
+    if not model_path.exists():
+        return Check(
+            CheckName.MODEL, Status.FAIL, f"model file {model_path} is missing", MODEL_MISSING_FIX, details
+        )
+    if not model_path.is_file() or model_path.stat().st_size == 0:
+        return Check(
+            CheckName.MODEL,
+            Status.FAIL,
+            f"model file {model_path} is empty or not a file",
+            MODEL_MISSING_FIX,
+            details,
+        )
+    details["size_mb"] = round(model_path.stat().st_size / MB, 1)
+    try:
+        detector = load(model_path)
+    except Exception as exc:
+        return Check(
+            CheckName.MODEL,
+            Status.FAIL,
+            f"the model does not load: {exc}",
+            "The file is damaged or is not a TableTally card model. " + MODEL_MISSING_FIX,
+            details,
+        )
+    details["input_size"] = getattr(detector, "imgsz", None)
+    photo: Path | None = None
+    image = None
+    for candidate in photos:
+        try:
+            image = read_image(candidate)
+        except Exception:
+            continue
+        photo = candidate
+        break
+    if image is None:
+        image = blank_image()
+    try:
+        detections = detector.detect(image)  # the first run also warms the runtime up
+        times = []
+        for _ in range(max(1, runs)):
+            start = clock()
+            detections = detector.detect(image)
+            times.append((clock() - start) * 1000.0)
+    except Exception as exc:
+        return Check(
+            CheckName.MODEL,
+            Status.FAIL,
+            f"the model loads but fails on a picture: {exc}",
+            "The model does not fit this version of TableTally. " + MODEL_MISSING_FIX,
+            details,
+        )
+    ms = statistics.median(times)
+    details.update(ms_per_photo=round(ms, 1), test_photo=str(photo) if photo else None, found=len(detections))
+    speed = f"{ms:.0f} ms per photo at {details['input_size']} px"
+    if photo is not None and not detections:
+        return Check(
+            CheckName.MODEL,
+            Status.WARN,
+            f"the model loads ({speed}) but found no cards in the test photo {photo.name}",
+            "It may be an untrained or wrong model. " + MODEL_MISSING_FIX,
+            details,
+        )
+    if ms > SLOW_PHOTO_MS:
+        return Check(
+            CheckName.MODEL,
+            Status.WARN,
+            f"the model works but is slow: {speed}",
+            "Expected is well under a second on a Pi 5 or 4 (deploy/README.md). Check for overheating "
+            "(vcgencmd get_throttled) and other busy programs (top); a fan or heatsink helps.",
+            details,
+        )
+    what = f"read {len(detections)} card corners in {photo.name}" if photo else "ran on a blank picture"
+    return Check(CheckName.MODEL, Status.OK, f"loads and {what}: {speed}", details=details)
+
+
+# --- display -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Connector:
+    name: str
+    connected: bool
+    mode: str
+
+
+def drm_connectors(drm_root: Path) -> list[Connector]:
+    """The display connectors the kernel's DRM driver knows (card1-DSI-1, card1-HDMI-A-1, ...)."""
+    found = []
+    for status_file in sorted(drm_root.glob("card*-*/status")):
+        folder = status_file.parent
+        try:
+            connected = status_file.read_text().strip() == "connected"
+        except OSError:
+            continue
+        try:
+            modes = (folder / "modes").read_text().split()
+        except OSError:
+            modes = []
+        found.append(Connector(folder.name.split("-", 1)[1], connected, modes[0] if modes else ""))
+    return found
+
+
+def _abs_bits(text: str) -> int:
+    """The kernel's capability bitmap (hex words, most significant first) as one integer."""
+    value = 0
+    for word in text.split():
+        value = (value << 64) | int(word, 16)
+    return value
+
+
+def touch_panels(input_root: Path) -> list[tuple[str, str]]:
+    """(event device, name) of every input device that reports multitouch positions."""
+    panels = []
+    for caps in sorted(input_root.glob("event*/device/capabilities/abs")):
+        try:
+            bits = _abs_bits(caps.read_text())
+            name = (caps.parent.parent / "name").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if bits >> ABS_MT_POSITION_X & 1:
+            panels.append((caps.parent.parent.parent.name, name))
+    return panels
+
+
+NO_SCREEN_FIX = (
+    "Power off and check the display cable: the official touchscreens use the ribbon on the DSI/DISP port "
+    "(a Pi 5 needs the narrow 22-pin cable) and also need power (pogo pins or the 5 V/GND wires). "
+    "Raspberry Pi OS finds them automatically (display_auto_detect=1 in /boot/firmware/config.txt); "
+    "`kmsprint` lists what the kernel sees."
+)
+
+
+def check_display(
+    env: Mapping[str, str],
+    drm_root: Path = Path("/sys/class/drm"),
+    input_root: Path = Path("/sys/class/input"),
+    dev_root: Path = Path("/dev"),
+    x11_dir: Path = Path("/tmp/.X11-unix"),
+    can_open: Callable[[Path], bool] = lambda p: os.access(p, os.R_OK | os.W_OK),
+) -> Check:
+    """A desktop to open a window on, or a connected screen on the DRM driver; and a touch panel."""
+    connectors = drm_connectors(drm_root)
+    connected = [c for c in connectors if c.connected]
+    details: dict[str, Any] = {
+        "connected": [f"{c.name} {c.mode}".strip() for c in connected],
+        "session": env.get("TABLETALLY_SESSION", ""),
+        "rotation": env.get("TABLETALLY_ROTATION", ""),
+    }
+    panels = touch_panels(input_root)
+    details["touch"] = [name for _, name in panels]
+    screen = ", ".join(f"{c.name} {c.mode}".strip() for c in connected)
+    session = env.get("TABLETALLY_SESSION", "")
+
+    if env.get("WAYLAND_DISPLAY") or (env.get("DISPLAY") and session != "desktop"):
+        where = (
+            f"WAYLAND_DISPLAY={env['WAYLAND_DISPLAY']}"
+            if env.get("WAYLAND_DISPLAY")
+            else f"DISPLAY={env['DISPLAY']}"
+        )
+        return Check(
+            CheckName.DISPLAY,
+            Status.OK,
+            f"desktop session ({where}); screens: {screen or 'n/a'}",
+            details=details,
+        )
+    if session == "desktop":
+        display = env.get("DISPLAY", ":0")
+        socket = x11_dir / f"X{display.lstrip(':').split('.')[0]}"
+        if not socket.exists():
+            return Check(
+                CheckName.DISPLAY,
+                Status.FAIL,
+                f"the kiosk is set up for the desktop, but no desktop is running (no {socket})",
+                "Boot into the desktop with automatic login: sudo raspi-config nonint do_boot_behaviour B4, "
+                "then reboot. Or reinstall for Raspberry Pi OS Lite: sudo deploy/install.sh --session kms.",
+                details,
+            )
+        return Check(
+            CheckName.DISPLAY,
+            Status.OK,
+            f"desktop running (X display {display}); screens: {screen or 'n/a'}",
+            details=details,
+        )
+
+    cards = sorted(p for p in dev_root.glob("dri/card*"))
+    if not connectors and not cards:
+        return Check(
+            CheckName.DISPLAY,
+            Status.FAIL,
+            "no graphics driver: /dev/dri has no card and /sys/class/drm no connectors",
+            "Raspberry Pi OS Bookworm uses the KMS driver: /boot/firmware/config.txt must contain "
+            "dtoverlay=vc4-kms-v3d (not commented out). Reboot after changing it.",
+            details,
+        )
+    if not connected:
+        return Check(CheckName.DISPLAY, Status.FAIL, "no screen is connected", NO_SCREEN_FIX, details)
+    blocked = [p for p in cards if not can_open(p)]
+    if cards and len(blocked) == len(cards):
+        return Check(
+            CheckName.DISPLAY,
+            Status.FAIL,
+            f"screen {screen} is connected but this account may not draw on it ({blocked[0]})",
+            "Add the account to the video and render groups (sudo usermod -aG video,render,input $USER), "
+            "then log out and in, or reboot. The kiosk service gets these groups by itself.",
+            details,
+        )
+    summary = f"screen {screen} on the KMS/DRM driver"
+    if session == "kms":
+        rotation = env.get("TABLETALLY_ROTATION", "0")
+        summary += f", rotated {rotation} degrees" if rotation not in ("", "0") else ""
+    if not panels:
+        return Check(
+            CheckName.DISPLAY,
+            Status.WARN,
+            summary + "; no touch panel found",
+            "The kiosk also works with a mouse. For touch, check the display's ribbon and power "
+            "(touch travels on the same ribbon for the official screens) or plug in the touch panel's "
+            "USB cable.",
+            details,
+        )
+    unreadable = [dev for dev, _ in panels if not can_open(dev_root / "input" / dev)]
+    if session == "kms" and unreadable:
+        return Check(
+            CheckName.DISPLAY,
+            Status.WARN,
+            summary + f"; touch panel {panels[0][1]} found, but this account cannot read it",
+            "The kiosk service reads it as a member of the input group. To test from your own login: "
+            "sudo usermod -aG input $USER, then log out and in.",
+            details,
+        )
+    return Check(
+        CheckName.DISPLAY, Status.OK, summary + f"; touch: {', '.join(details['touch'])}", details=details
+    )
+
+
+# --- database ------------------------------------------------------------------------------------------
+
+
+def _writable_dir(path: Path) -> tuple[bool, Path]:
+    """Whether the nearest existing folder at or above ``path`` can be written; and that folder."""
+    probe = path
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return os.access(probe, os.W_OK | os.X_OK), probe
+
+
+def check_database(data_dir: Path) -> Check:
+    """Does the game-night record open, pass SQLite's integrity check and accept a write?"""
+    db = data_dir / DB_NAME
+    details: dict[str, Any] = {"path": str(db)}
+    chown_fix = (
+        f"Give the kiosk's account its data back: sudo chown -R <kiosk user> {data_dir} "
+        "(deploy/install.sh sets this up; the account is User= in /etc/systemd/system/"
+        "tabletally-kiosk.service)."
+    )
+    if not db.exists():
+        ok, folder = _writable_dir(data_dir)
+        if ok:
+            return Check(
+                CheckName.DATABASE,
+                Status.OK,
+                f"no games recorded yet: the kiosk creates {db} when it first starts",
+                details=details,
+            )
+        return Check(
+            CheckName.DATABASE,
+            Status.FAIL,
+            f"cannot create the database: {folder} is not writable",
+            chown_fix,
+            details,
+        )
+    details["size_mb"] = round(db.stat().st_size / MB, 2)
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=rw", uri=True, timeout=2, isolation_level=None)
+    except sqlite3.Error as exc:
+        return Check(
+            CheckName.DATABASE, Status.FAIL, f"the database {db} does not open: {exc}", chown_fix, details
+        )
+    damaged_fix = (
+        "Stop the kiosk (sudo systemctl stop tabletally-kiosk), keep a copy of the file, then rescue what "
+        f"can be read: sqlite3 {db} .recover | sqlite3 {db}.recovered, then move the recovered file "
+        "in its place."
+    )
+    try:
+        try:
+            rows = [r[0] for r in con.execute("PRAGMA integrity_check").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            return Check(
+                CheckName.DATABASE,
+                Status.FAIL,
+                f"{db} is not a readable SQLite database: {exc}",
+                damaged_fix,
+                details,
+            )
+        if rows != ["ok"]:
+            return Check(
+                CheckName.DATABASE,
+                Status.FAIL,
+                f"the database is damaged ({len(rows)} errors, first: {rows[0]})",
+                damaged_fix,
+                details | {"errors": rows[:10]},
+            )
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "games" in tables:
+            details["games"] = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return Check(
+                    CheckName.DATABASE,
+                    Status.WARN,
+                    f"the database is intact but busy: another program is writing it ({exc})",
+                    "If the kiosk is running this is normal; otherwise look for a stuck program: fuser -v "
+                    + str(db),
+                    details,
+                )
+            return Check(
+                CheckName.DATABASE,
+                Status.FAIL,
+                f"the database is intact but cannot be written: {exc}",
+                chown_fix,
+                details,
+            )
+    finally:
+        con.close()
+    games = f", {details['games']} games" if "games" in details else ""
+    return Check(
+        CheckName.DATABASE,
+        Status.OK,
+        f"{db} opens, is intact and writable ({details['size_mb']} MB{games})",
+        details=details,
+    )
+
+
+# --- disk ----------------------------------------------------------------------------------------------
+
+
+def check_disk(path: Path, usage: Callable[[Path], Any] = shutil.disk_usage) -> Check:
+    """Free space where the database and scan photos are kept."""
+    _, folder = _writable_dir(path)
+    try:
+        total, _used, free = usage(folder)
+    except OSError as exc:
+        return Check(
+            CheckName.DISK,
+            Status.FAIL,
+            f"cannot read the free space of {folder}: {exc}",
+            "Check that the SD card is mounted: df -h.",
+        )
+    free_mb, total_mb = free / MB, total / MB
+    details = {"path": str(folder), "free_mb": round(free_mb), "total_mb": round(total_mb)}
+    text = f"{free_mb / 1024:.1f} GB free of {total_mb / 1024:.1f} GB on {folder}"
+    cleanup = (
+        "Free some space: sudo apt-get clean; sudo journalctl --vacuum-size=100M; delete old scan photos in "
+        "the data directory's photos/ folder (the scores stay in the database)."
+    )
+    if free_mb < DISK_FAIL_MB:
+        return Check(
+            CheckName.DISK,
+            Status.FAIL,
+            f"the disk is full: {text}",
+            cleanup + " The kiosk cannot save games now.",
+            details,
+        )
+    if free_mb < DISK_WARN_MB:
+        return Check(CheckName.DISK, Status.WARN, f"the disk is nearly full: {text}", cleanup, details)
+    return Check(CheckName.DISK, Status.OK, text, details=details)
+
+
+# --- running them ----------------------------------------------------------------------------------------
+
+
+def _service_active(name: str = SERVICE) -> bool:
+    try:
+        result = subprocess.run(["systemctl", "is-active", "--quiet", name], check=False, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0
+
+
+@dataclass(frozen=True)
+class Probes:
+    """How the checks reach the hardware. Tests replace them; the defaults use the real machine."""
+
+    list_cameras: Callable[[], Sequence[Any]]
+    load_detector: Callable[[Path], Any]
+    test_photos: Callable[[], Sequence[Path]]
+    read_image: Callable[[Path], Any]
+    blank_image: Callable[[], Any]
+    kiosk_running: Callable[[], bool] = _service_active
+    disk_usage: Callable[[Path], Any] = shutil.disk_usage
+    drm_root: Path = Path("/sys/class/drm")
+    input_root: Path = Path("/sys/class/input")
+    dev_root: Path = Path("/dev")
+    x11_dir: Path = Path("/tmp/.X11-unix")
+
+
+def real_probes() -> Probes:
+    """Probes on this machine, through TableTally's vision package (imports OpenCV and ONNX Runtime)."""
+    import numpy as np
+
+    from vision.camera import demo_photos, list_cameras, load_image
+    from vision.detector import CardDetector
+
+    return Probes(
+        list_cameras=list_cameras,
+        load_detector=lambda path: CardDetector(path).load(),
+        test_photos=demo_photos,
+        read_image=load_image,
+        blank_image=lambda: np.full((720, 960, 3), 128, dtype=np.uint8),
+    )
+
+
+def default_model_path(env: Mapping[str, str]) -> Path:
+    if env.get("TABLETALLY_MODEL"):
+        return Path(env["TABLETALLY_MODEL"]).expanduser()
+    from vision.detector import DEFAULT_ONNX
+
+    return DEFAULT_ONNX
+
+
+def run_checks(
+    probes: Probes,
+    env: Mapping[str, str],
+    data_dir: Path,
+    model_path: Path,
+    skip: frozenset[CheckName] = frozenset(),
+) -> list[Check]:
+    """Every check not in ``skip``, in the order camera, model, display, database, disk."""
+    checks: list[Check] = []
+    if CheckName.CAMERA not in skip:
+        checks.append(check_camera(probes.list_cameras, probes.kiosk_running()))
+    if CheckName.MODEL not in skip:
+        checks.append(
+            check_model(
+                model_path, probes.load_detector, probes.test_photos(), probes.read_image, probes.blank_image
+            )
+        )
+    if CheckName.DISPLAY not in skip:
+        checks.append(check_display(env, probes.drm_root, probes.input_root, probes.dev_root, probes.x11_dir))
+    if CheckName.DATABASE not in skip:
+        checks.append(check_database(data_dir))
+    if CheckName.DISK not in skip:
+        checks.append(check_disk(data_dir, probes.disk_usage))
+    return checks
+
+
+def format_report(checks: Sequence[Check]) -> str:
+    labels = {Status.OK: "ok", Status.WARN: "warning", Status.FAIL: "PROBLEM"}
+    lines = ["TableTally doctor"]
+    for check in checks:
+        lines.append(f"  {labels[check.status]:<8} {check.name.value:<9} {check.summary}")
+        if check.fix:
+            lines.append(f"  {'':<8} {'':<9} fix: {check.fix}")
+    problems = sum(c.status is Status.FAIL for c in checks)
+    warnings = sum(c.status is Status.WARN for c in checks)
+    if problems:
+        lines.append(
+            f"{problems} problem(s), {warnings} warning(s): "
+            "fix the problems above, then run tabletally doctor again."
+        )
+    elif warnings:
+        lines.append(f"No problems; {warnings} warning(s) above. The kiosk can run.")
+    else:
+        lines.append("Everything the kiosk needs is in place.")
+    return "\n".join(lines) + "\n"
+
+
+def _check_name(text: str) -> CheckName:
+    try:
+        return CheckName(text)
+    except ValueError:
+        names = ", ".join(n.value for n in CheckName)
+        raise argparse.ArgumentTypeError(f"unknown check {text!r}; the checks are {names}") from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument("--data-dir", type=Path, help="data directory (default: the kiosk's, see above)")
+    parser.add_argument(
+        "--model", type=Path, help="model file (default: models/cards.onnx or $TABLETALLY_MODEL)"
+    )
+    parser.add_argument(
+        "--env-file", type=Path, default=ENV_FILE, help=f"the installed kiosk's settings (default {ENV_FILE})"
+    )
+    parser.add_argument(
+        "--skip",
+        type=_check_name,
+        action="append",
+        default=[],
+        metavar="CHECK",
+        help="leave out a check: camera, model, display, database or disk (repeatable)",
+    )
+
+
+def run(
+    args: argparse.Namespace, probes: Probes | None = None, environ: Mapping[str, str] | None = None
+) -> int:
+    env = kiosk_environment(os.environ if environ is None else environ, args.env_file)
+    data_dir = resolve_data_dir(args.data_dir, env)
+    model_path = args.model.expanduser() if args.model else default_model_path(env)
+    try:
+        probes = probes or real_probes()
+    except ImportError as exc:
+        print(f"tabletally doctor: TableTally's vision libraries do not load: {exc}", file=sys.stderr)
+        print(
+            "  fix: reinstall (sudo deploy/install.sh) so the venv has OpenCV, ONNX Runtime and numpy",
+            file=sys.stderr,
+        )
+        return 1
+    checks = run_checks(probes, env, data_dir, model_path, frozenset(args.skip))
+    ok = all(c.status is not Status.FAIL for c in checks)
+    if args.json:
+        sys.stdout.write(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]}, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_report(checks))
+    return 0 if ok else 1
