@@ -149,7 +149,8 @@ def cards_from_detections(
     groups.extend(([dets[i]], None) for i in range(len(dets)) if i not in used)
 
     cards = [_make_card(corners, rules, code) for corners, code in groups]
-    cards.sort(key=lambda c: (box_center(c.box)[1], box_center(c.box)[0], c.code))
+    # Reading order of each card's top corner (for a pair, the union box centre would sit mid-card).
+    cards.sort(key=lambda c: (box_center(c.boxes[0])[1], box_center(c.boxes[0])[0], c.code))
     return cards
 
 

@@ -90,7 +90,7 @@ class FakePicamera2:
         self.started = False
         self.closed = False
         self.frames = 0
-        FakePicamera2.instances.append(self)
+        type(self).instances.append(self)
 
     @classmethod
     def global_camera_info(cls) -> list[dict[str, Any]]:
