@@ -23,6 +23,7 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -152,6 +153,14 @@ def check_camera(list_cameras: Callable[[], Sequence[Any]], kiosk_running: bool 
             details=details,
         )
     reasons = "; ".join(f"{i.name}: {i.reason}" for i in real) or "no camera sources at all"
+    if any("picamera2" in i.reason for i in real if str(i.kind) == "pi"):
+        fix = (
+            "Install the camera library from Raspberry Pi OS: sudo apt install python3-picamera2 "
+            "(deploy/install.sh does this, and makes the venv with --system-site-packages so it sees it). "
+            "On a PC without a Pi camera, plug in a USB webcam."
+        )
+    else:
+        fix = CAMERA_FIX
     if kiosk_running:
         return Check(
             CheckName.CAMERA,
@@ -161,7 +170,7 @@ def check_camera(list_cameras: Callable[[], Sequence[Any]], kiosk_running: bool 
             "run tabletally doctor again, then start it (sudo systemctl start tabletally-kiosk).",
             details,
         )
-    return Check(CheckName.CAMERA, Status.FAIL, f"no camera found ({reasons})", CAMERA_FIX, details)
+    return Check(CheckName.CAMERA, Status.FAIL, f"no camera found ({reasons})", fix, details)
 
 
 # --- model ---------------------------------------------------------------------------------------------
@@ -563,7 +572,13 @@ def check_disk(path: Path, usage: Callable[[Path], Any] = shutil.disk_usage) -> 
 
 def _service_active(name: str = SERVICE) -> bool:
     try:
-        result = subprocess.run(["systemctl", "is-active", "--quiet", name], check=False, timeout=5)
+        result = subprocess.run(
+            ["systemctl", "is-active", "--quiet", name],
+            check=False,
+            timeout=5,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
     return result.returncode == 0
@@ -636,13 +651,16 @@ def run_checks(
     return checks
 
 
-def format_report(checks: Sequence[Check]) -> str:
+def format_report(checks: Sequence[Check], width: int = 100) -> str:
     labels = {Status.OK: "ok", Status.WARN: "warning", Status.FAIL: "PROBLEM"}
     lines = ["TableTally doctor"]
+    indent = " " * 21
     for check in checks:
-        lines.append(f"  {labels[check.status]:<8} {check.name.value:<9} {check.summary}")
+        head = f"  {labels[check.status]:<8} {check.name.value:<9} "
+        lines.append(textwrap.fill(check.summary, width, initial_indent=head, subsequent_indent=indent))
         if check.fix:
-            lines.append(f"  {'':<8} {'':<9} fix: {check.fix}")
+            fix = "fix: " + check.fix
+            lines.append(textwrap.fill(fix, width, initial_indent=indent, subsequent_indent=indent))
     problems = sum(c.status is Status.FAIL for c in checks)
     warnings = sum(c.status is Status.WARN for c in checks)
     if problems:
