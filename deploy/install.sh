@@ -259,7 +259,8 @@ ensure_link "$(path /usr/local/bin/tabletally)" "$VENV/bin/tabletally"
 
 step "Writing the kiosk settings"
 SETTINGS=(--user "$KIOSK_USER" --uid "$KIOSK_UID" --venv "$VENV" --state-dir "$STATE_DIR"
-  --env-file "$ETC_DIR/kiosk.env" --session "$SESSION" --display "$DISPLAY_KIND" --rotation "$ROTATION")
+  --env-file "$ETC_DIR/kiosk.env" --session "$SESSION" --display "$DISPLAY_KIND" --rotation "$ROTATION"
+  --touch "$TOUCH")
 ensure_dir "$(path "$STATE_DIR")" 0750 "$KIOSK_USER"
 ensure_dir "$(path "$STATE_DIR/data")" 0750 "$KIOSK_USER"
 ensure_dir "$(path "$STATE_DIR/kivy")" 0750 "$KIOSK_USER"

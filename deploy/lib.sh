@@ -44,6 +44,14 @@ run() {
   fi
 }
 
+# set_owner OWNER PATH: chown, except in a test root when not running as root (nobody to give it to).
+set_owner() {
+  if [ -n "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then
+    return 0
+  fi
+  chown "$1" "$2"
+}
+
 # write_file DEST MODE OWNER SOURCE: install SOURCE's content at DEST (a real path, not under ROOT) unless
 # DEST already holds exactly that. OWNER is user or user:group.
 write_file() {
@@ -62,7 +70,7 @@ write_file() {
   tmp=$(mktemp "$dest.XXXXXX")
   cat "$src" >"$tmp"
   chmod "$mode" "$tmp"
-  chown "$owner" "$tmp"
+  set_owner "$owner" "$tmp"
   mv -f "$tmp" "$dest"
   printf 'wrote: %s\n' "$dest"
 }
@@ -70,7 +78,9 @@ write_file() {
 # ensure_dir DIR MODE OWNER: create DIR (a real path) if missing; fix its owner and mode.
 ensure_dir() {
   local dir=$1 mode=$2 owner=$3
-  if [ -d "$dir" ] && [ "$(stat -c '%a %U' "$dir")" = "${mode#0} ${owner%%:*}" ]; then
+  local want_owner=${owner%%:*}
+  if [ -n "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then want_owner=$(id -un); fi
+  if [ -d "$dir" ] && [ "$(stat -c '%a %U' "$dir")" = "${mode#0} $want_owner" ]; then
     printf 'unchanged: %s/\n' "$dir"
     return 0
   fi
@@ -80,7 +90,7 @@ ensure_dir() {
   fi
   mkdir -p "$dir"
   chmod "$mode" "$dir"
-  chown "$owner" "$dir"
+  set_owner "$owner" "$dir"
   printf 'directory: %s/\n' "$dir"
 }
 

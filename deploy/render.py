@@ -98,6 +98,7 @@ class KioskSettings:
     session: Session
     display: Display
     rotation: int
+    touch: TouchProvider = TouchProvider.MTDEV
 
     def __post_init__(self) -> None:
         if not _USER_RE.match(self.user) or self.user == "root":
@@ -131,6 +132,7 @@ def render_env(settings: KioskSettings) -> str:
         f"TABLETALLY_SESSION={settings.session.value}",
         f"TABLETALLY_DISPLAY={settings.display.value}",
         f"TABLETALLY_ROTATION={settings.rotation}",
+        f"TABLETALLY_TOUCH={settings.touch.value}",
         f"KIVY_HOME={settings.kivy_home}",
         "KIVY_NO_ARGS=1",
         "KIVY_NO_FILELOG=1",
@@ -369,6 +371,7 @@ def _add_settings_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session", required=True, type=_enum(Session), help="kms or desktop")
     p.add_argument("--display", required=True, type=_enum(Display), help="dsi7, td2-landscape, ...")
     p.add_argument("--rotation", type=_rotation, default=None, help="override the display's rotation")
+    p.add_argument("--touch", type=_enum(TouchProvider), default=TouchProvider.MTDEV, help="mtdev, hidinput")
 
 
 def _settings(args: argparse.Namespace) -> KioskSettings:
@@ -382,6 +385,7 @@ def _settings(args: argparse.Namespace) -> KioskSettings:
         session=args.session,
         display=args.display,
         rotation=rotation,
+        touch=args.touch,
     )
 
 

@@ -178,7 +178,7 @@ def check_camera(list_cameras: Callable[[], Sequence[Any]], kiosk_running: bool 
 MODEL_MISSING_FIX = (
     "The kiosk reads cards with this file. Reinstall TableTally (deploy/update.sh) from a checkout that "
     "contains models/cards.onnx, or train and export one on a PC (make train) and copy it there. "
-    "A different file can be set with TABLETALLY_MODEL in /etc/tabletally/local.env."
+    "To check another file: tabletally doctor --model PATH."
 )
 
 
