@@ -232,11 +232,14 @@ class Scanner:
             self.dispatch(lambda: on_progress(phase))
 
     def _load_detector(self) -> Any:
-        if self._detector is None and self._detector_error is None:
+        """The detector, loaded on first use in the worker thread; None (and a message) without a model.
+        A failed load is tried again at the next scan, so a model copied in later is picked up."""
+        if self._detector is None:
             try:
                 from vision.detector import CardDetector
 
-                self._detector = CardDetector(model_path=self.model_path)
+                self._detector = CardDetector(model_path=self.model_path).load()
+                self._detector_error = None
             except Exception as exc:  # noqa: BLE001 - any failure: no model, so the players type the cards
                 self._detector_error = _model_message(exc)
         return self._detector

@@ -1,0 +1,1444 @@
+"""The Kivy kiosk: thin screens over :class:`ui.logic.kiosk.Kiosk`.
+
+Every screen rebuilds itself from the kiosk's state in ``refresh()``; every button calls one kiosk or flow
+method and then refreshes. Scans run in the scanner's worker thread and come back through
+``Clock.schedule_once``. Nothing here computes a score.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.metrics import dp
+from kivy.uix.gridlayout import GridLayout
+from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+from kivy.uix.widget import Widget
+
+from ui.logic import boards, games
+from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
+from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError
+from ui.logic.new_game import FormError, NewGameForm
+from ui.logic.scan import PHASE_TEXT, Scanner, ScanResult, card_label
+from ui.logic.seep_deal import SeepDealFlow
+from ui.store import GameStatus, Store
+from ui.widgets import (
+    DANGER,
+    GREY,
+    MUTED,
+    SERIES,
+    TEXT,
+    TOUCH,
+    WARN,
+    AutoLbl,
+    Btn,
+    CardChip,
+    CardPickerSheet,
+    Chart,
+    HandTyperSheet,
+    Lbl,
+    NameKeyboardSheet,
+    Panel,
+    PhotoView,
+    Sheet,
+    flow_layout,
+    font,
+    hbox,
+    landscape,
+    load_photo,
+    scroller,
+    setup_theme,
+    vbox,
+)
+
+CAMERA_CHOICES = (
+    ("auto", "Automatic"),
+    ("pi", "Pi camera"),
+    ("webcam", "USB webcam"),
+    ("demo", "Demo photos"),
+)
+
+
+def _short(text: str, n: int = 120) -> str:
+    return text if len(text) <= n else text[: n - 1] + "\u2026"
+
+
+class Base(Screen):
+    """A screen that rebuilds from the kiosk state."""
+
+    def __init__(self, app: TableTallyApp, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.app = app
+
+    @property
+    def kiosk(self) -> Kiosk:
+        return self.app.kiosk
+
+    def refresh(self) -> None:
+        self.clear_widgets()
+        root = vbox(padding=dp(6), spacing=dp(6))
+        self.build(root)
+        self.add_widget(root)
+
+    def build(self, root: Any) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def top_bar(
+        self, title: str, back: tuple[str, Callable[[], None]] | None = None, scores: bool = False
+    ) -> Any:
+        bar = hbox(size_hint_y=None, height=TOUCH)
+        if back is not None:
+            bar.add_widget(Btn(back[0], back[1], role="quiet", name="back", size_hint_x=None, width=dp(110)))
+        bar.add_widget(Lbl(title, "l", bold=True, shorten=True, shorten_from="right"))
+        if scores:
+            bar.add_widget(
+                Btn("Scores", self.app.show_scores, name="scores", size_hint_x=None, width=dp(120))
+            )
+        return bar
+
+
+# -- home ------------------------------------------------------------------------------------------------
+
+
+class HomeScreen(Base):
+    def build(self, root: Any) -> None:
+        tonight = self.kiosk.store.tonight()
+        head = hbox(size_hint_y=None, height=TOUCH + dp(8))
+        head.add_widget(Lbl("TableTally", "xl", bold=True))
+        head.add_widget(Lbl(f"Tonight: {len(tonight)} game(s)", "m", halign="right", color=MUTED))
+        root.add_widget(head)
+        body = hbox(spacing=dp(10)) if landscape() else vbox(spacing=dp(10))
+        actions = vbox(size_hint_y=None)
+        actions.bind(minimum_height=actions.setter("height"))
+        actions.add_widget(
+            Btn(
+                "New Jhyap game",
+                lambda: self.app.new_game(games.JHYAP),
+                name="new-jhyap",
+                height=TOUCH + dp(14),
+                font_size=font("l"),
+            )
+        )
+        actions.add_widget(
+            Btn(
+                "New Seep game",
+                lambda: self.app.new_game(games.SEEP),
+                name="new-seep",
+                height=TOUCH + dp(14),
+                font_size=font("l"),
+            )
+        )
+        actions.add_widget(Btn("Tonight's games", lambda: self.app.go("tonight"), name="tonight"))
+        actions.add_widget(Btn("Settings", lambda: self.app.go("settings"), role="quiet", name="settings"))
+        left = vbox()
+        left.add_widget(actions)
+        left.add_widget(Widget())
+        body.add_widget(left)
+        resume = vbox(size_hint_y=None)
+        resumable = self.kiosk.resumable()
+        if resumable:
+            resume.add_widget(AutoLbl("Carry on where you left off:", "m", color=MUTED))
+            for i, r in enumerate(resumable):
+                resume.add_widget(
+                    Btn(
+                        _short(r.text, 90),
+                        lambda g=r.game_id: self.app.open_game(g),
+                        role="primary" if i == 0 else "normal",
+                        name=f"resume-{i}",
+                        height=TOUCH + dp(24),
+                    )
+                )
+        else:
+            resume.add_widget(
+                AutoLbl(
+                    "No game in progress. Start one on the left." if landscape() else "No game in progress.",
+                    "m",
+                    color=MUTED,
+                )
+            )
+        body.add_widget(scroller(resume))
+        root.add_widget(body)
+
+
+# -- new game ----------------------------------------------------------------------------------------
+
+
+class NewGameScreen(Base):
+    form: NewGameForm | None = None
+    error = ""
+
+    def build(self, root: Any) -> None:
+        form = self.form
+        assert form is not None
+        kind = "Jhyap" if form.kind == games.JHYAP else "Seep"
+        bar = self.top_bar(f"New {kind} game", back=("Cancel", lambda: self.app.go("home")))
+        start = Btn("Start", self.start, role="primary", name="start", size_hint_x=None, width=dp(130))
+        start.disabled = bool(form.problems())
+        bar.add_widget(start)
+        root.add_widget(bar)
+        body = hbox(spacing=dp(10)) if landscape() else vbox(spacing=dp(10))
+        seats = vbox(size_hint_y=None)
+        how = "Seats, clockwise" + (": partners sit opposite (A and B)" if form.kind == games.SEEP else "")
+        seats.add_widget(AutoLbl(how, "s", color=MUTED))
+        teams = form.teams() if form.kind == games.SEEP else {}
+        for i, name in enumerate(form.names):
+            row = hbox(size_hint_y=None, height=TOUCH)
+            team = next((t for t, members in teams.items() if name in members), "")
+            prefix = f"{i + 1}." + (f" {team}" if team else "")
+            row.add_widget(Lbl(f"{prefix}  {name}", "m", bold=True, shorten=True))
+            if form.kind == games.JHYAP:
+                row.add_widget(
+                    Btn(
+                        "deals" if form.dealer == name else "deal?",
+                        lambda n=name: self._dealer(n),
+                        role="selected" if form.dealer == name else "quiet",
+                        name=f"dealer-{i}",
+                        size_hint_x=None,
+                        width=dp(84),
+                        font_size=font("s"),
+                    )
+                )
+            row.add_widget(
+                Btn("\u25b2", lambda n=name: self._move(n, -1), name=f"up-{i}", size_hint_x=None, width=TOUCH)
+            )
+            row.add_widget(
+                Btn(
+                    "\u25bc", lambda n=name: self._move(n, 1), name=f"down-{i}", size_hint_x=None, width=TOUCH
+                )
+            )
+            row.add_widget(
+                Btn(
+                    "\u2715",
+                    lambda n=name: self._remove(n),
+                    role="danger",
+                    name=f"remove-{i}",
+                    size_hint_x=None,
+                    width=TOUCH,
+                )
+            )
+            seats.add_widget(row)
+        if len(form.names) < form.max_players:
+            seats.add_widget(Btn("+ Type a name", self.type_name, name="type-name"))
+        body.add_widget(scroller(seats))
+        side = vbox(size_hint_y=None)
+        recent = form.recent_choices()
+        if recent and len(form.names) < form.max_players:
+            side.add_widget(AutoLbl("Tap to add:", "s", color=MUTED))
+            chips = flow_layout()
+            for i, name in enumerate(recent[:10]):
+                chips.add_widget(
+                    Btn(
+                        name,
+                        lambda n=name: self._add(n),
+                        name=f"recent-{i}",
+                        size_hint_x=None,
+                        width=max(dp(90), font("m") * (len(name) * 0.6 + 1.4)),
+                    )
+                )
+            side.add_widget(chips)
+        side.add_widget(
+            Btn(
+                self._rules_text(),
+                self.rules,
+                role="quiet",
+                name="rules",
+                height=TOUCH + dp(20),
+                font_size=font("s"),
+            )
+        )
+        message = self.error or (form.problems()[0] if form.problems() else "Ready: tap Start.")
+        side.add_widget(AutoLbl(message, "m", color=DANGER if self.error else MUTED))
+        body.add_widget(scroller(side))
+        root.add_widget(body)
+
+    def _rules_text(self) -> str:
+        form = self.form
+        assert form is not None
+        changed = form.changed_rules()
+        decks = ""
+        if form.kind == games.JHYAP:
+            decks = f", {form.decks or form.default_decks()} deck(s)"
+        if not changed:
+            return f"Rules: standard{decks} (tap to change)"
+        labels = {f.name: f.label for f in form.fields}
+        parts = [
+            f"{labels[k]} {'on' if v is True else 'off' if v is False else v}" for k, v in changed.items()
+        ]
+        return "Rules: " + ", ".join(parts) + decks
+
+    def _dealer(self, name: str) -> None:
+        assert self.form is not None
+        self.form.set_dealer(name)
+        self.refresh()
+
+    def _move(self, name: str, step: int) -> None:
+        assert self.form is not None
+        self.form.move(name, step)
+        self.refresh()
+
+    def _remove(self, name: str) -> None:
+        assert self.form is not None
+        self.form.remove(name)
+        self.refresh()
+
+    def _add(self, name: str) -> None:
+        assert self.form is not None
+        try:
+            self.form.add(name)
+            self.error = ""
+        except FormError as exc:
+            self.error = str(exc)
+        self.refresh()
+
+    def type_name(self) -> None:
+        self.app.open_sheet(NameKeyboardSheet("Player name", self._add))
+
+    def rules(self) -> None:
+        assert self.form is not None
+        self.app.open_sheet(RulesSheet(self.form, self.refresh))
+
+    def start(self) -> None:
+        assert self.form is not None
+        try:
+            self.kiosk.start(self.form)
+        except FormError as exc:
+            self.error = str(exc)
+            self.refresh()
+            return
+        self.error = ""
+        self.app.show_game()
+
+
+class RulesSheet(Sheet):
+    def __init__(self, form: NewGameForm, on_close: Callable[[], None]) -> None:
+        super().__init__("Rules (the rules engine's defaults)")
+        self.form = form
+        self.on_close = on_close
+        self.rows = vbox(size_hint_y=None)
+        self.body.add_widget(scroller(self.rows))
+        bottom = hbox(size_hint_y=None, height=TOUCH)
+        bottom.add_widget(Btn("Done", self.close, role="primary", name="rules-done"))
+        self.body.add_widget(bottom)
+        self.fill()
+
+    def fill(self) -> None:
+        self.rows.clear_widgets()
+        for f in self.form.fields:
+            row = hbox(size_hint_y=None, height=TOUCH)
+            value = self.form.rules[f.name]
+            row.add_widget(Lbl(f.label, "m"))
+            if f.is_bool:
+                row.add_widget(
+                    Btn(
+                        "On" if value else "Off",
+                        lambda n=f.name: self._toggle(n),
+                        role="selected" if value else "quiet",
+                        name=f"rule-{f.name}",
+                        size_hint_x=None,
+                        width=dp(110),
+                    )
+                )
+            else:
+                step = self.form.rule_step(f.name)
+                row.add_widget(
+                    Btn(
+                        f"\u2212{step}",
+                        lambda n=f.name, s=step: self._step(n, -s),
+                        name=f"rule-{f.name}-down",
+                        size_hint_x=None,
+                        width=dp(70),
+                    )
+                )
+                row.add_widget(
+                    Lbl(str(value), "l", halign="center", size_hint_x=None, width=dp(70), bold=True)
+                )
+                row.add_widget(
+                    Btn(
+                        f"+{step}",
+                        lambda n=f.name, s=step: self._step(n, s),
+                        name=f"rule-{f.name}-up",
+                        size_hint_x=None,
+                        width=dp(70),
+                    )
+                )
+            self.rows.add_widget(row)
+        if self.form.kind == games.JHYAP:
+            row = hbox(size_hint_y=None, height=TOUCH)
+            row.add_widget(Lbl("Decks", "m"))
+            auto = self.form.default_decks()
+            for value, text in ((None, f"Auto ({auto})"), (1, "1"), (2, "2"), (3, "3")):
+                row.add_widget(
+                    Btn(
+                        text,
+                        lambda v=value: self._decks(v),
+                        role="selected" if self.form.decks == value else "quiet",
+                        name=f"decks-{value}",
+                        size_hint_x=None,
+                        width=dp(96 if value is None else 60),
+                    )
+                )
+            self.rows.add_widget(row)
+
+    def _toggle(self, name: str) -> None:
+        self.form.toggle(name)
+        self.fill()
+
+    def _step(self, name: str, delta: int) -> None:
+        self.form.step(name, delta)
+        self.fill()
+
+    def _decks(self, value: int | None) -> None:
+        self.form.set_decks(value)
+        self.fill()
+
+    def close(self) -> None:
+        self.dismiss()
+        self.on_close()
+
+
+# -- the Jhyap round -------------------------------------------------------------------------------
+
+
+class JhyapRoundScreen(Base):
+    def build(self, root: Any) -> None:
+        flow = self.kiosk.jhyap
+        if flow.edit_position is not None:
+            title = f"Editing round {flow.number}"
+            back = ("Cancel", self.cancel_edit)
+        else:
+            title = f"Round {flow.number}: {flow.dealer} deals, {flow.starter} starts"
+            back = ("Home", self.app.go_home)
+        root.add_widget(self.top_bar(title, back=back, scores=True))
+        callers = hbox(size_hint_y=None, height=TOUCH)
+        callers.add_widget(Lbl("Jhyap by:", "m", size_hint_x=None, width=dp(110) if landscape() else dp(120)))
+        for i, p in enumerate(flow.active):
+            callers.add_widget(
+                Btn(
+                    p,
+                    lambda p=p: self.pick_caller(p),
+                    name=f"caller-{i}",
+                    role="selected" if flow.caller == p else "normal",
+                    shorten=True,
+                )
+            )
+        root.add_widget(callers)
+        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
+        left = vbox(size_hint_x=0.46 if landscape() else 1, size_hint_y=1 if landscape() else 0.8)
+        self.photo = PhotoView()
+        self.photo.on_box = self.tap_box
+        left.add_widget(self.photo)
+        scan_row = hbox(size_hint_y=None, height=TOUCH)
+        busy = self.app.scanner.busy
+        retry = bool(flow.message) and flow.table_scan is None
+        scan_btn = Btn(
+            "Retry scan" if retry else ("Scan again" if flow.table_scan else "Scan table"),
+            lambda: self.app.scan(TABLE, len(flow.active)),
+            name="scan-table",
+            role="normal" if flow.table_scan else "warn",
+        )
+        scan_btn.disabled = busy
+        scan_row.add_widget(scan_btn)
+        if flow.needs_seat_confirm:
+            scan_row.add_widget(Btn("Rotate seats", self.rotate, name="rotate", role="quiet"))
+        left.add_widget(scan_row)
+        self._fill_photo(flow)
+        body.add_widget(left)
+        right = vbox()
+        hands = vbox(size_hint_y=None, spacing=dp(4))
+        over = {}
+        for hv in flow.hand_views():
+            over[hv.player] = hv.over_deck
+            hands.add_widget(self._hand_row(flow, hv))
+        right.add_widget(scroller(hands))
+        problems = flow.problems()
+        status = (
+            problems[0]
+            if problems
+            else (
+                f"{flow.uncertain_left} card(s) in orange: check them, then score."
+                if flow.uncertain_left
+                else "All hands read. Score the round?"
+            )
+        )
+        if flow.message and not problems:
+            status = flow.message
+        right.add_widget(
+            AutoLbl(
+                _short(status, 160),
+                "s",
+                color=DANGER
+                if problems and flow.caller and all(flow.hands.get(p) for p in flow.active)
+                else (WARN if problems else TEXT),
+            )
+        )
+        confirm = Btn(
+            "Score round" if flow.edit_position is None else "Save round",
+            self.confirm,
+            role="primary",
+            name="confirm",
+            height=TOUCH + dp(6),
+            font_size=font("l"),
+        )
+        confirm.disabled = bool(problems) or busy
+        right.add_widget(confirm)
+        body.add_widget(right)
+        root.add_widget(body)
+
+    def _fill_photo(self, flow: JhyapRoundFlow) -> None:
+        meta = flow.table_scan
+        target = TABLE
+        if meta is None and flow.player_scans:
+            target, meta = list(flow.player_scans.items())[-1]
+        phase = self.app.scanner.phase
+        if self.app.scanner.busy:
+            self.photo.message = PHASE_TEXT[phase]
+        elif flow.message and (meta is None or not meta.get("photo")):
+            self.photo.message = _short(flow.message, 200)
+        elif meta is None:
+            self.photo.message = "Pick who called, lay the hands face up, and scan the table."
+        if meta is None:
+            return
+        image = self.app.photo_cache(meta.get("photo"))
+        self.photo.set_image(image, meta["width"], meta["height"])
+        boxes = []
+        players = [target] if target != TABLE else list(flow.active)
+        for p in players:
+            for i, c in enumerate(flow.hands.get(p) or []):
+                if c.box:
+                    state = "fixed" if c.fixed and c.uncertain else ("uncertain" if c.needs_look else "ok")
+                    boxes.append(((p, i), c.box, card_label(c.code), state))
+        self.photo.boxes = boxes
+        if target == TABLE and flow.needs_seat_confirm:
+            tags = []
+            for g, owner in flow.group_owners():
+                idx = meta["groups"][g]
+                bx = [meta["cards"][i]["box"] for i in idx if meta["cards"][i]["box"]]
+                if bx:
+                    x = sum((b[0] + b[2]) / 2 for b in bx) / len(bx)
+                    y = max(b[3] for b in bx)
+                    tags.append((owner or "?", x, y))
+            self.photo.groups = tags
+
+    def _hand_row(self, flow: JhyapRoundFlow, hv: Any) -> Any:
+        i = flow.active.index(hv.player)
+        row = Panel(orientation="vertical", size_hint_y=None, padding=dp(4), spacing=dp(4))
+        head = hbox(size_hint_y=None, height=TOUCH)
+        name = hv.player + ("  (called)" if hv.is_caller else "")
+        head.add_widget(
+            Btn(
+                name,
+                lambda p=hv.player: self.hand_menu(p),
+                name=f"hand-{i}",
+                role="quiet",
+                halign="left",
+                shorten=True,
+            )
+        )
+        total = "" if hv.total is None else str(hv.total)
+        head.add_widget(Lbl(total, "l", bold=True, halign="right", size_hint_x=None, width=dp(60)))
+        row.add_widget(head)
+        chips = flow_layout()
+        if not hv.scanned:
+            chips.add_widget(
+                Lbl("not scanned", "s", color=MUTED, size_hint=(None, None), width=dp(130), height=TOUCH)
+            )
+        for j, card in enumerate(hv.cards):
+            chip = CardChip(card, lambda p=hv.player, j=j: self.tap_card(p, j), name=f"card-{i}-{j}")
+            chip.flagged = card.code in hv.over_deck
+            chips.add_widget(chip)
+        chips.add_widget(
+            Btn(
+                "+",
+                lambda p=hv.player: self.add_card(p),
+                name=f"add-{i}",
+                size_hint_x=None,
+                width=TOUCH,
+                role="quiet",
+            )
+        )
+        row.add_widget(chips)
+        row.bind(minimum_height=row.setter("height"))
+        return row
+
+    # actions
+    def pick_caller(self, player: str) -> None:
+        self.kiosk.jhyap.pick_caller(player)
+        self.kiosk.save()
+        self.refresh()
+
+    def rotate(self) -> None:
+        self.kiosk.jhyap.rotate_seats()
+        self.kiosk.save()
+        self.refresh()
+
+    def tap_box(self, key: Any) -> None:
+        player, index = key
+        self.tap_card(player, index)
+
+    def tap_card(self, player: str, index: int) -> None:
+        flow = self.kiosk.jhyap
+        card = (flow.hands.get(player) or [])[index]
+
+        def pick(code: str) -> None:
+            flow.set_card(player, index, code)
+            self._changed()
+
+        def remove() -> None:
+            flow.remove_card(player, index)
+            self._changed()
+
+        def keep() -> None:
+            flow.confirm_card(player, index)
+            self._changed()
+
+        self.app.open_sheet(
+            CardPickerSheet(f"{player}: fix {card_label(card.code)}", card, pick, remove, keep)
+        )
+
+    def add_card(self, player: str) -> None:
+        flow = self.kiosk.jhyap
+
+        def pick(code: str) -> None:
+            flow.add_card(player, code)
+            self._changed()
+
+        self.app.open_sheet(CardPickerSheet(f"{player}: add a card", None, pick))
+
+    def hand_menu(self, player: str) -> None:
+        sheet = Sheet(f"{player}'s hand")
+        flow = self.kiosk.jhyap
+
+        def scan() -> None:
+            sheet.dismiss()
+            self.app.scan(player, 1)
+
+        def type_hand() -> None:
+            sheet.dismiss()
+            codes = [c.code for c in flow.hands.get(player) or []]
+            self.app.open_sheet(
+                HandTyperSheet(f"Type {player}'s cards", codes, lambda cs: self._typed(player, cs))
+            )
+
+        sheet.body.add_widget(Btn("Scan this hand alone", scan, name="menu-scan"))
+        sheet.body.add_widget(Btn("Type the cards", type_hand, name="menu-type"))
+        sheet.body.add_widget(Widget())
+        sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="menu-back"))
+        self.app.open_sheet(sheet)
+
+    def _typed(self, player: str, codes: list[str]) -> None:
+        self.kiosk.jhyap.type_hand(player, codes)
+        self._changed()
+
+    def _changed(self) -> None:
+        self.kiosk.save()
+        self.refresh()
+
+    def confirm(self) -> None:
+        flow = self.kiosk.jhyap
+        if flow.needs_seat_confirm:
+            self.kiosk.confirm_seats()  # scoring the round says the seats were right
+        flow.confirm_all()
+        try:
+            self.kiosk.confirm()
+        except KioskError as exc:
+            flow.message = str(exc)
+            self.refresh()
+            return
+        self.app.go("result")
+
+    def cancel_edit(self) -> None:
+        self.kiosk.cancel_edit()
+        self.app.go("result" if self.kiosk.game and self.kiosk.game.entries else "round")
+
+
+# -- the Seep deal ---------------------------------------------------------------------------------------
+
+
+class SeepDealScreen(Base):
+    def build(self, root: Any) -> None:
+        flow = self.kiosk.seep
+        board = boards.seep_board(self.kiosk.log)
+        if flow.edit_position is not None:
+            root.add_widget(
+                self.top_bar(f"Editing deal {flow.number}", back=("Cancel", self.cancel_edit), scores=True)
+            )
+        else:
+            root.add_widget(
+                self.top_bar(
+                    f"Deal {flow.number}: {board.lead_text}", back=("Home", self.app.go_home), scores=True
+                )
+            )
+        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
+        for k, team in enumerate(flow.teams):
+            body.add_widget(self._team_panel(flow, team, k))
+        root.add_widget(body)
+        problems = flow.problems()
+        missing = flow.missing()
+        if missing:
+            status = "Missing point cards: " + " ".join(card_label(c) for c in missing)
+        elif problems:
+            status = problems[0]
+        elif flow.uncertain_left:
+            status = f"{flow.uncertain_left} card(s) in orange: check them, then score."
+        else:
+            status = flow.message or "Score the deal?"
+        bottom = hbox(size_hint_y=None, height=TOUCH + dp(6))
+        undo = Btn(
+            "Undo sweep",
+            self.undo_sweep,
+            role="quiet",
+            name="undo-sweep",
+            size_hint_x=None,
+            width=dp(150),
+            height=TOUCH + dp(6),
+        )
+        undo.disabled = not flow.sweeps
+        bottom.add_widget(undo)
+        bottom.add_widget(Lbl(_short(status, 150), "s", color=DANGER if (problems or missing) else TEXT))
+        confirm = Btn(
+            "Score deal" if flow.edit_position is None else "Save deal",
+            self.confirm,
+            role="primary",
+            name="confirm",
+            size_hint_x=None,
+            width=dp(170),
+            height=TOUCH + dp(6),
+            font_size=font("l"),
+        )
+        confirm.disabled = bool(problems) or self.app.scanner.busy
+        bottom.add_widget(confirm)
+        root.add_widget(bottom)
+
+    def _team_panel(self, flow: SeepDealFlow, team: str, k: int) -> Any:
+        panel = Panel(orientation="vertical", padding=dp(6), spacing=dp(6))
+        names = " & ".join(flow.teams[team])
+        counts = flow.sweep_counts(team)
+        panel.add_widget(AutoLbl(f"{team}: {names}", "l", bold=True, color=SERIES[k]))
+        panel.add_widget(
+            AutoLbl(
+                f"Sweeps: {counts['normal']}   first play: {counts['first']}   last play: {counts['last']}",
+                "s",
+                color=MUTED,
+            )
+        )
+        sweeps = hbox(size_hint_y=None, height=TOUCH)
+        sweeps.add_widget(
+            Btn(
+                "First play",
+                lambda: self.sweep(team, "first"),
+                name=f"sweep-first-{team}",
+                font_size=font("s"),
+            )
+        )
+        sweeps.add_widget(Btn("Sweep", lambda: self.sweep(team, "normal"), name=f"sweep-{team}", role="warn"))
+        sweeps.add_widget(
+            Btn("Last play", lambda: self.sweep(team, "last"), name=f"sweep-last-{team}", font_size=font("s"))
+        )
+        panel.add_widget(sweeps)
+        cards = flow.captured.get(team)
+        chips = flow_layout()
+        if cards is None:
+            chips.add_widget(
+                Lbl(
+                    "Not scanned: gets every point card the other team did not take.",
+                    "s",
+                    color=MUTED,
+                    size_hint=(1, None),
+                    height=TOUCH,
+                )
+            )
+        else:
+            doubled = set(flow.doubled())
+            for j, card in enumerate(cards):
+                chip = CardChip(card, lambda j=j: self.tap_card(team, j), name=f"card-{team}-{j}")
+                chip.flagged = card.code in doubled
+                chips.add_widget(chip)
+            chips.add_widget(
+                Btn(
+                    "+",
+                    lambda: self.add_card(team),
+                    name=f"add-{team}",
+                    size_hint_x=None,
+                    width=TOUCH,
+                    role="quiet",
+                )
+            )
+        panel.add_widget(scroller(chips))
+        actions = hbox(size_hint_y=None, height=TOUCH)
+        busy = self.app.scanner.busy
+        scan = Btn(
+            PHASE_TEXT[self.app.scanner.phase] if busy else "Scan points",
+            lambda: self.app.scan(team, 1),
+            name=f"scan-{team}",
+            role="normal",
+        )
+        scan.disabled = busy
+        actions.add_widget(scan)
+        actions.add_widget(Btn("Type", lambda: self.type_cards(team), name=f"type-{team}", size_hint_x=0.5))
+        if team in flow.scans and flow.scans[team].get("photo"):
+            actions.add_widget(
+                Btn("Photo", lambda: self.show_photo(team), name=f"photo-{team}", size_hint_x=0.5)
+            )
+        if cards is not None:
+            actions.add_widget(
+                Btn(
+                    "\u2715",
+                    lambda: self.clear(team),
+                    role="danger",
+                    name=f"clear-{team}",
+                    size_hint_x=None,
+                    width=TOUCH,
+                )
+            )
+        panel.add_widget(actions)
+        return panel
+
+    def sweep(self, team: str, when: str) -> None:
+        self.kiosk.seep.add_sweep(team, when)
+        self._changed()
+
+    def undo_sweep(self) -> None:
+        self.kiosk.seep.undo_sweep()
+        self._changed()
+
+    def clear(self, team: str) -> None:
+        self.kiosk.seep.clear_team(team)
+        self._changed()
+
+    def tap_card(self, team: str, index: int) -> None:
+        flow = self.kiosk.seep
+        card = (flow.captured.get(team) or [])[index]
+
+        def pick(code: str) -> None:
+            flow.set_card(team, index, code)
+            self._changed()
+
+        def remove() -> None:
+            flow.remove_card(team, index)
+            self._changed()
+
+        def keep() -> None:
+            flow.set_card(team, index, card.code)
+            self._changed()
+
+        self.app.open_sheet(
+            CardPickerSheet(f"Team {team}: fix {card_label(card.code)}", card, pick, remove, keep)
+        )
+
+    def add_card(self, team: str) -> None:
+        flow = self.kiosk.seep
+
+        def pick(code: str) -> None:
+            flow.add_card(team, code)
+            self._changed()
+
+        self.app.open_sheet(CardPickerSheet(f"Team {team}: add a card", None, pick))
+
+    def type_cards(self, team: str) -> None:
+        flow = self.kiosk.seep
+        codes = [c.code for c in flow.captured.get(team) or []]
+
+        def done(cs: list[str]) -> None:
+            flow.type_cards(team, cs)
+            self._changed()
+
+        self.app.open_sheet(HandTyperSheet(f"Team {team}: type the point cards", codes, done))
+
+    def show_photo(self, team: str) -> None:
+        flow = self.kiosk.seep
+        meta = flow.scans[team]
+        sheet = Sheet(f"Team {team}: the scan")
+        view = PhotoView()
+        view.set_image(self.app.photo_cache(meta.get("photo")), meta["width"], meta["height"])
+        cards = flow.captured.get(team) or []
+        view.boxes = [
+            ((team, i), c.box, card_label(c.code), "uncertain" if c.needs_look else "ok")
+            for i, c in enumerate(cards)
+            if c.box
+        ]
+
+        def tap(key: Any) -> None:
+            sheet.dismiss()
+            self.tap_card(key[0], key[1])
+
+        view.on_box = tap
+        sheet.body.add_widget(view)
+        sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="photo-back"))
+        self.app.open_sheet(sheet)
+
+    def _changed(self) -> None:
+        self.kiosk.save()
+        self.refresh()
+
+    def confirm(self) -> None:
+        flow = self.kiosk.seep
+        flow.confirm_all()
+        try:
+            self.kiosk.confirm()
+        except KioskError as exc:
+            flow.message = str(exc)
+            self.refresh()
+            return
+        self.app.go("result")
+
+    def cancel_edit(self) -> None:
+        self.kiosk.cancel_edit()
+        self.app.go("result" if self.kiosk.game and self.kiosk.game.entries else "round")
+
+
+# -- results, scores, game over --------------------------------------------------------------------
+
+
+def table(
+    rows: list[list[str]], widths: list[float], greyed: set[int] | None = None, bold_col: int = -1
+) -> Any:
+    grid = GridLayout(cols=len(widths), size_hint_y=None, spacing=(dp(4), dp(2)))
+    grid.bind(minimum_height=grid.setter("height"))
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            colour = MUTED if r == 0 else (GREY if greyed and r in greyed else TEXT)
+            lbl = Lbl(
+                text,
+                "s" if r == 0 else "m",
+                halign="left" if c == 0 else "right",
+                size_hint_x=widths[c],
+                size_hint_y=None,
+                height=dp(30) if r == 0 else TOUCH - dp(8),
+                color=colour,
+                bold=(c == bold_col and r > 0),
+                shorten=True,
+            )
+            grid.add_widget(lbl)
+    return grid
+
+
+class ResultScreen(Base):
+    def build(self, root: Any) -> None:
+        log = self.kiosk.log
+        position = self.kiosk.result_position
+        if self.kiosk.kind == games.JHYAP:
+            self._jhyap(root, log, position)
+        else:
+            self._seep(root, log, position)
+
+    def _buttons(self, root: Any, finished: bool, word: str) -> None:
+        row = hbox(size_hint_y=None, height=TOUCH + dp(6))
+        row.add_widget(Btn(f"Undo {word}", self.undo, role="quiet", name="undo", font_size=font("s")))
+        row.add_widget(
+            Btn(f"Edit a {word}", self.app.edit_menu, role="quiet", name="edit", font_size=font("s"))
+        )
+        if self.kiosk.kind == games.SEEP:
+            row.add_widget(Btn("End game", self.app.end_game, role="quiet", name="end", font_size=font("s")))
+        if finished:
+            row.add_widget(
+                Btn(
+                    "Game over",
+                    lambda: self.app.go("game_over"),
+                    role="primary",
+                    name="next",
+                    size_hint_x=1.4,
+                    font_size=font("l"),
+                )
+            )
+        else:
+            row.add_widget(
+                Btn(
+                    f"Next {word}",
+                    self.next_round,
+                    role="primary",
+                    name="next",
+                    size_hint_x=1.4,
+                    font_size=font("l"),
+                )
+            )
+        root.add_widget(row)
+
+    def _jhyap(self, root: Any, log: dict[str, Any], position: int | None) -> None:
+        result = boards.jhyap_round_result(log, position)
+        root.add_widget(self.top_bar(f"Round {result.number}", back=("Home", self.app.go_home), scores=True))
+        root.add_widget(AutoLbl(result.headline, "l", bold=True))
+        rows = [["Player", "Hand", "+", "Total", ""]]
+        greyed = set()
+        for i, line in enumerate(result.lines, 1):
+            rows.append(
+                [
+                    line.name,
+                    "" if line.hand is None else str(line.hand),
+                    "" if line.points is None else f"+{line.points}",
+                    str(line.total),
+                    line.note,
+                ]
+            )
+            if line.hand is None:
+                greyed.add(i)
+        root.add_widget(scroller(table(rows, [3, 1.2, 1.2, 1.4, 2], greyed, bold_col=3)))
+        root.add_widget(AutoLbl(result.next_text, "l", color=WARN if result.finished else TEXT))
+        self._buttons(root, result.finished, "round")
+
+    def _seep(self, root: Any, log: dict[str, Any], position: int | None) -> None:
+        result = boards.seep_deal_result(log, position)
+        root.add_widget(self.top_bar(f"Deal {result.number}", back=("Home", self.app.go_home), scores=True))
+        rows = [["Team", "Cards", "Sweeps", "Deal"]]
+        for name, cards, sweeps, points in result.lines:
+            rows.append([name, str(cards), str(sweeps), str(points)])
+        root.add_widget(table(rows, [3, 1.2, 1.2, 1.2], bold_col=3))
+        root.add_widget(AutoLbl(result.lead_text, "l", bold=True))
+        if result.baazi_text:
+            root.add_widget(AutoLbl(result.baazi_text, "l", color=WARN))
+        root.add_widget(AutoLbl("Baazis: " + ",  ".join(f"{n} {b}" for n, b in result.baazis), "m"))
+        root.add_widget(Widget())
+        self._buttons(root, False, "deal")
+
+    def undo(self) -> None:
+        self.app.confirm_sheet(
+            "Undo the last round? Its cards stay in the record's history.", "Undo", self._undo
+        )
+
+    def _undo(self) -> None:
+        self.kiosk.undo_last()
+        self.app.show_game()
+
+    def next_round(self) -> None:
+        self.kiosk.next_round()
+        self.app.show_game()
+
+
+class ScoreboardScreen(Base):
+    def build(self, root: Any) -> None:
+        log = self.kiosk.log
+        board = boards.board(log)
+        root.add_widget(self.top_bar(f"Scores: {board.title}", back=("Back", self.app.back_from_scores)))
+        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
+        left = vbox()
+        legend_colours = {}
+        if board.kind == games.JHYAP:
+            rows = [["Player", "Total", "To go", ""]]
+            greyed = set()
+            for i, r in enumerate(board.rows, 1):
+                tag = (
+                    "OUT"
+                    if r.eliminated
+                    else ("deals" if r.is_dealer else ("starts" if r.is_starter else ""))
+                )
+                rows.append([r.name, str(r.total), "" if r.eliminated else str(r.to_go), tag])
+                if r.eliminated:
+                    greyed.add(i)
+            left.add_widget(AutoLbl(f"Out above {board.max_score}.", "s", color=MUTED))
+            left.add_widget(scroller(table(rows, [3, 1.3, 1.3, 1.3], greyed, bold_col=1)))
+            for i, name in enumerate(log["players"]):
+                legend_colours[name] = SERIES[i % len(SERIES)]
+        else:
+            left.add_widget(AutoLbl(board.lead_text, "l", bold=True))
+            rows = [["Team", "Baazis", "Lead", "Last deal"]]
+            for t in board.teams:
+                rows.append(
+                    [
+                        " & ".join(t.players),
+                        str(t.baazis),
+                        str(t.leading_by),
+                        "" if t.last_points is None else str(t.last_points),
+                    ]
+                )
+            left.add_widget(scroller(table(rows, [3, 1.2, 1.2, 1.5], bold_col=1)))
+            for i, t in enumerate(board.teams):
+                legend_colours[" & ".join(t.players)] = SERIES[i % len(SERIES)]
+        body.add_widget(left)
+        right = vbox()
+        chart = Chart()
+        chart.limit = board.max_score if board.kind == games.JHYAP else 0
+        chart.series = board.series
+        right.add_widget(chart)
+        legend = flow_layout()
+        for name, colour in legend_colours.items():
+            legend.add_widget(
+                Lbl(
+                    name,
+                    "s",
+                    color=colour,
+                    size_hint=(None, None),
+                    height=dp(26),
+                    width=font("s") * (len(name) * 0.6 + 1.2),
+                    bold=True,
+                )
+            )
+        right.add_widget(legend)
+        body.add_widget(right)
+        root.add_widget(body)
+        row = hbox(size_hint_y=None, height=TOUCH)
+        word = "round" if board.kind == games.JHYAP else "deal"
+        if self.kiosk.game is not None and self.kiosk.game.status is GameStatus.PLAYING:
+            undo = Btn(f"Undo last {word}", self.undo, role="quiet", name="undo", font_size=font("s"))
+            undo.disabled = not board.entries
+            row.add_widget(undo)
+            edit = Btn(f"Edit a {word}", self.app.edit_menu, role="quiet", name="edit", font_size=font("s"))
+            edit.disabled = not board.entries
+            row.add_widget(edit)
+            row.add_widget(
+                Btn(
+                    "End game" if board.kind == games.SEEP else "Stop game",
+                    self.app.end_game,
+                    role="quiet",
+                    name="end",
+                    font_size=font("s"),
+                )
+            )
+        row.add_widget(Btn("Back to game", self.app.back_from_scores, role="primary", name="back-to-game"))
+        root.add_widget(row)
+
+    def undo(self) -> None:
+        self.app.confirm_sheet(
+            "Undo the last round? Its cards stay in the record's history.", "Undo", self._undo
+        )
+
+    def _undo(self) -> None:
+        self.kiosk.undo_last()
+        self.app.show_game()
+
+
+class GameOverScreen(Base):
+    def build(self, root: Any) -> None:
+        game = self.kiosk.game
+        assert game is not None
+        log = game.log()
+        stats = boards.game_stats(log)
+        root.add_widget(self.top_bar("Game over", back=("Home", self.app.go_home), scores=bool(game.entries)))
+        if game.status is GameStatus.ABANDONED:
+            root.add_widget(AutoLbl("Game stopped before the end.", "xl", bold=True))
+        else:
+            root.add_widget(AutoLbl(stats.headline, "xxl", bold=True, color=WARN, halign="center"))
+        facts = vbox(size_hint_y=None)
+        for fact in stats.facts:
+            facts.add_widget(AutoLbl(fact, "m"))
+        root.add_widget(scroller(facts))
+        row = hbox(size_hint_y=None, height=TOUCH + dp(6))
+        row.add_widget(Btn("Tonight", lambda: self.app.go("tonight"), name="tonight"))
+        row.add_widget(Btn("Play again", self.again, role="primary", name="again"))
+        root.add_widget(row)
+
+    def again(self) -> None:
+        game = self.kiosk.game
+        assert game is not None
+        form = self.kiosk.new_form(game.kind)
+        for name in (
+            game.names
+            if game.kind == games.JHYAP
+            else (
+                game.definition["teams"]["A"][0],
+                game.definition["teams"]["B"][0],
+                game.definition["teams"]["A"][1],
+                game.definition["teams"]["B"][1],
+            )
+        ):
+            form.add(name)
+        form.rules.update({k: v for k, v in game.definition.get("rules", {}).items() if k in form.rules})
+        self.app.edit_form(form)
+
+
+# -- tonight, settings ---------------------------------------------------------------------------------
+
+
+class TonightScreen(Base):
+    message = ""
+
+    def build(self, root: Any) -> None:
+        records = self.kiosk.store.tonight()
+        bar = self.top_bar("Tonight", back=("Home", self.app.go_home))
+        export = Btn("Export", self.export, role="primary", name="export", size_hint_x=None, width=dp(130))
+        export.disabled = not records
+        bar.add_widget(export)
+        root.add_widget(bar)
+        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
+        games_box = vbox(size_hint_y=None)
+        games_box.add_widget(AutoLbl("Games", "m", bold=True, color=MUTED))
+        if not records:
+            games_box.add_widget(AutoLbl("No games yet tonight.", "m"))
+        for r in reversed(records):
+            line = boards.game_line(r)
+            result = f"won by {line.winner}" if line.winner else line.status
+            word = "round" if line.kind == games.JHYAP else "deal"
+            games_box.add_widget(
+                Btn(
+                    _short(
+                        f"{line.started} {line.kind.capitalize()}: {line.players}  "
+                        f"({line.entries} {word}s, {result})",
+                        110,
+                    ),
+                    lambda g=r.id: self.app.open_game(g),
+                    role="quiet",
+                    name=f"game-{r.id}",
+                    height=TOUCH + dp(20),
+                    font_size=font("s"),
+                    halign="left",
+                )
+            )
+        body.add_widget(scroller(games_box))
+        standings = boards.standings(records)
+        rows = [["Player", "Played", "Won", "Baazis"]]
+        for s in standings:
+            rows.append([s.name, str(s.played), str(s.won), str(s.baazis)])
+        right = vbox()
+        right.add_widget(AutoLbl("Standings", "m", bold=True, color=MUTED))
+        right.add_widget(scroller(table(rows, [3, 1.2, 1, 1.2], bold_col=2)))
+        body.add_widget(right)
+        root.add_widget(body)
+        if self.message:
+            root.add_widget(AutoLbl(self.message, "s", color=WARN))
+
+    def export(self) -> None:
+        records = self.kiosk.store.tonight()
+        folder = self.kiosk.store.data_dir / "exports" / records[0].created.strftime("%Y-%m-%d")
+        written = 0
+        for record in records:
+            if record.entries:
+                boards.export_game(record, folder)
+                written += 1
+        self.message = f"Exported {written} game(s) (JSON game log + CSV) to {folder}"
+        self.refresh()
+
+
+class SettingsScreen(Base):
+    test_message = ""
+
+    def build(self, root: Any) -> None:
+        root.add_widget(self.top_bar("Settings", back=("Home", self.app.go_home)))
+        current = self.app.camera_spec()
+        root.add_widget(AutoLbl("Camera", "m", bold=True, color=MUTED))
+        row = (
+            hbox(size_hint_y=None, height=TOUCH)
+            if landscape()
+            else GridLayout(cols=2, size_hint_y=None, height=TOUCH * 2 + dp(6), spacing=dp(6))
+        )
+        for spec, text in CAMERA_CHOICES:
+            row.add_widget(
+                Btn(
+                    text,
+                    lambda s=spec: self.set_camera(s),
+                    name=f"camera-{spec}",
+                    role="selected" if current == spec else "normal",
+                )
+            )
+        root.add_widget(row)
+        if self.app.camera_override:
+            root.add_widget(AutoLbl(f"This run uses --camera {self.app.camera_override}.", "s", color=WARN))
+        test = hbox(size_hint_y=None, height=TOUCH)
+        test.add_widget(Btn("Test camera", self.test, name="camera-test", size_hint_x=None, width=dp(180)))
+        test.add_widget(Lbl(_short(self.test_message, 140), "s"))
+        root.add_widget(test)
+        store = self.kiosk.store
+        size = store.path.stat().st_size if store.path.exists() else 0
+        photos = len(list(store.photos_dir.glob("*.jpg")))
+        info = (
+            f"Record: {store.path}\n{size // 1024} KB, {len(store.games())} game(s), {photos} scan photo(s) "
+            f"in {store.photos_dir}\nSet TABLETALLY_DATA_DIR or --data-dir to keep it elsewhere."
+        )
+        root.add_widget(AutoLbl("Data", "m", bold=True, color=MUTED))
+        root.add_widget(AutoLbl(info, "s"))
+        root.add_widget(Widget())
+
+    def set_camera(self, spec: str) -> None:
+        self.kiosk.set_camera(spec)
+        self.app.scanner.camera_spec = self.app.camera_spec()
+        self.refresh()
+
+    def test(self) -> None:
+        def done(result: ScanResult) -> None:
+            if result.camera_failed:
+                self.test_message = result.error or "no photo"
+            else:
+                self.test_message = f"OK: {result.width}x{result.height} photo from {result.camera}"
+            self.refresh()
+
+        self.test_message = "Taking a photo..."
+        self.app.scanner.camera_spec = self.app.camera_spec()
+        self.app.scanner.scan("test", done, 1, None)
+        self.refresh()
+
+
+# -- the app -------------------------------------------------------------------------------------------
+
+
+class TableTallyApp(App):
+    title = "TableTally"
+
+    def __init__(self, store: Store, camera: str | None = None, model_path: Path | None = None, **kw: Any):
+        super().__init__(**kw)
+        self.store = store
+        self.camera_override = camera
+        self.model_path = model_path
+        self.kiosk = Kiosk(store)
+        self.sheet: Sheet | None = None
+        self._photos: dict[str, Any] = {}
+        self._scores_from = "round"
+        self.scanner = Scanner(self.camera_spec(), model_path, dispatch=self._dispatch)
+
+    @staticmethod
+    def _dispatch(fn: Callable[[], None]) -> None:
+        Clock.schedule_once(lambda _dt: fn(), 0)
+
+    def camera_spec(self) -> str:
+        return self.camera_override or self.kiosk.camera_spec()
+
+    def build(self) -> ScreenManager:
+        setup_theme()
+        self.sm = ScreenManager(transition=NoTransition())
+        self.screens: dict[str, Base] = {
+            "home": HomeScreen(self, name="home"),
+            "new_game": NewGameScreen(self, name="new_game"),
+            "jhyap_round": JhyapRoundScreen(self, name="jhyap_round"),
+            "seep_deal": SeepDealScreen(self, name="seep_deal"),
+            "result": ResultScreen(self, name="result"),
+            "scores": ScoreboardScreen(self, name="scores"),
+            "game_over": GameOverScreen(self, name="game_over"),
+            "tonight": TonightScreen(self, name="tonight"),
+            "settings": SettingsScreen(self, name="settings"),
+        }
+        for screen in self.screens.values():
+            self.sm.add_widget(screen)
+        Window.bind(size=lambda *_: Clock.schedule_once(lambda _dt: self.refresh(), 0))
+        Clock.schedule_once(lambda _dt: self.go("home"), 0)
+        return self.sm
+
+    # navigation
+    @property
+    def current(self) -> str:
+        return str(self.sm.current)
+
+    def go(self, name: str) -> None:
+        if name == "round":
+            name = "jhyap_round" if self.kiosk.kind == games.JHYAP else "seep_deal"
+        self.sm.current = name
+        self.refresh()
+
+    def refresh(self) -> None:
+        screen = self.screens.get(self.sm.current)
+        if screen is None:
+            return
+        try:
+            screen.refresh()
+        except Exception:  # noqa: BLE001 - never leave the players on a broken screen
+            traceback.print_exc()
+            self.sm.current = "home"
+            self.screens["home"].refresh()
+
+    def go_home(self) -> None:
+        self.kiosk.close()
+        self.go("home")
+
+    def new_game(self, kind: str) -> None:
+        self.edit_form(self.kiosk.new_form(kind))
+
+    def edit_form(self, form: NewGameForm) -> None:
+        screen = self.screens["new_game"]
+        assert isinstance(screen, NewGameScreen)
+        screen.form = form
+        screen.error = ""
+        self.go("new_game")
+
+    def open_game(self, game_id: int) -> None:
+        self.kiosk.open(game_id)
+        self.show_game()
+
+    def show_game(self) -> None:
+        if self.kiosk.screen == RESULT:
+            self.go("result")
+        elif self.kiosk.screen == GAME_OVER:
+            self.go("game_over")
+        elif self.kiosk.screen == ROUND:
+            self.go("round")
+        else:
+            self.go("home")
+
+    def show_scores(self) -> None:
+        self._scores_from = self.current
+        self.go("scores")
+
+    def back_from_scores(self) -> None:
+        self.go(self._scores_from if self._scores_from != "scores" else "round")
+
+    def open_sheet(self, sheet: Sheet) -> None:
+        self.sheet = sheet
+        sheet.bind(on_dismiss=lambda *_: setattr(self, "sheet", None))
+        sheet.open(animation=False)
+
+    def confirm_sheet(self, question: str, yes: str, action: Callable[[], None]) -> None:
+        sheet = Sheet(question)
+
+        def do() -> None:
+            sheet.dismiss()
+            action()
+
+        sheet.body.add_widget(Widget())
+        row = hbox(size_hint_y=None, height=TOUCH)
+        row.add_widget(Btn("Cancel", sheet.dismiss, role="quiet", name="sheet-no"))
+        row.add_widget(Btn(yes, do, role="danger", name="sheet-yes"))
+        sheet.body.add_widget(row)
+        self.open_sheet(sheet)
+
+    def edit_menu(self) -> None:
+        game = self.kiosk.game
+        assert game is not None
+        log = game.log()
+        word = "Round" if game.kind == games.JHYAP else "Deal"
+        sheet = Sheet(f"Edit which {word.lower()}? Every later one is recomputed.")
+        items = vbox(size_hint_y=None)
+        state = games.score(log)
+        for i in range(len(game.entries)):
+            if game.kind == games.JHYAP:
+                r = state.rounds[i]
+                text = f"{word} {i + 1}: {r.caller} called ({'made it' if r.caller_won else 'penalty'})"
+            else:
+                d = state.deals[i]
+                text = f"{word} {i + 1}: " + ", ".join(f"{t} {p}" for t, p in d.points.items())
+            items.add_widget(Btn(text, lambda i=i: self._edit(sheet, i), name=f"edit-{i}", halign="left"))
+        sheet.body.add_widget(scroller(items))
+        sheet.body.add_widget(Btn("Cancel", sheet.dismiss, role="quiet", name="edit-cancel"))
+        self.open_sheet(sheet)
+
+    def _edit(self, sheet: Sheet, position: int) -> None:
+        sheet.dismiss()
+        self.kiosk.edit(position)
+        self.go("round")
+
+    def end_game(self) -> None:
+        kind = self.kiosk.kind
+        question = (
+            "End this Seep game now? The team with more baazis wins."
+            if kind == games.SEEP
+            else ("Stop this Jhyap game without a winner?")
+        )
+        self.confirm_sheet(question, "End game" if kind == games.SEEP else "Stop game", self._end)
+
+    def _end(self) -> None:
+        self.kiosk.end_game()
+        self.go("game_over")
+
+    # scanning
+    def scan(self, target: str, n_hands: int | None) -> None:
+        self.scanner.camera_spec = self.camera_spec()
+        started = self.scanner.scan(target, self._scanned, n_hands, lambda _phase: self.refresh())
+        if started:
+            self.refresh()
+
+    def _scanned(self, result: ScanResult) -> None:
+        if self.kiosk.flow is None:
+            return
+        try:
+            self.kiosk.record_scan(result)
+        except (ValueError, KioskError) as exc:
+            self.kiosk.flow.message = str(exc)
+        self.refresh()
+
+    def photo_cache(self, path: str | None) -> Any:
+        if not path:
+            return None
+        if path not in self._photos:
+            self._photos = {path: load_photo(path)}  # keep one: the Pi has little memory
+        return self._photos[path]
+
+    def on_stop(self) -> None:
+        self.kiosk.save()
