@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 # name -> (module, one-line help). Keep in the order shown by --help.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "kiosk": ("ui.commands.kiosk", "start the touchscreen kiosk (the game-night app)"),
     "replay": ("ui.commands.replay", "recompute a whole game from its JSON game log"),
     "detect": ("ui.commands.detect", "read the cards in photos with the card model"),
     "cameras": ("ui.commands.cameras", "list the cameras and whether each is available"),
