@@ -13,6 +13,7 @@ Neither torch nor Ultralytics is imported unless ``backend="ultralytics"`` is as
 from __future__ import annotations
 
 import json
+import math
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
@@ -28,6 +29,7 @@ DEFAULT_ONNX = MODELS_DIR / "cards.onnx"
 DEFAULT_PT = MODELS_DIR / "cards.pt"
 CLASSES_FILE = "classes.json"
 PAD_VALUE = 114
+TILE_OVERLAP = 0.2
 
 
 class Backend(StrEnum):
@@ -100,43 +102,29 @@ def box_iou_one(
     return inter / np.maximum(area + areas - inter, 1e-9)
 
 
-def decode_predictions(
+def candidate_boxes(
     output: np.ndarray,
-    codes: tuple[str, ...],
+    n_classes: int,
     lb: Letterbox,
     image_shape: tuple[int, int],
     conf: float = 0.25,
-    iou: float = 0.5,
-    cross_iou: float = 0.7,
-    alternative_floor: float = 0.1,
-    max_detections: int = 300,
-) -> list[Detection]:
-    """Turn the raw model output into corner detections in photo pixels.
+) -> tuple[np.ndarray, np.ndarray]:
+    """The raw output's boxes whose best class score reaches ``conf``, before any suppression.
 
-    ``output`` is ``(1, 4 + C, N)`` (or ``(4 + C, N)``) with xywh in letterboxed-input pixels and C class
-    scores. Boxes under ``conf`` are dropped; overlaps are suppressed per class at ``iou``, then across
-    classes at ``cross_iou``. Each detection's ``alternatives`` are the other codes scoring at least
-    ``alternative_floor`` for the same box or for a box it suppressed across classes.
+    Returns ``(boxes, scores)``: Nx4 xyxy in photo pixels (clipped to the photo) and NxC class scores.
     """
     pred = np.asarray(output, dtype=np.float32)
     if pred.ndim == 3:
         if pred.shape[0] != 1:
             raise ModelError(f"model output has batch size {pred.shape[0]}, expected 1")
         pred = pred[0]
-    if pred.ndim != 2 or pred.shape[0] != 4 + len(codes):
+    if pred.ndim != 2 or pred.shape[0] != 4 + n_classes:
         raise ModelError(
-            f"model output has shape {tuple(np.shape(output))}, expected (1, {4 + len(codes)}, N) "
-            f"for {len(codes)} classes"
+            f"model output has shape {tuple(np.shape(output))}, expected (1, {4 + n_classes}, N) "
+            f"for {n_classes} classes"
         )
     pred = pred.T  # N x (4 + C)
-    scores_all = pred[:, 4:]
-    best = scores_all.argmax(axis=1)
-    best_score = scores_all[np.arange(len(pred)), best]
-    mask = best_score >= conf
-    if not mask.any():
-        return []
-    pred, scores_all, best, best_score = pred[mask], scores_all[mask], best[mask], best_score[mask]
-
+    pred = pred[pred[:, 4:].max(axis=1) >= conf]
     cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.pad_x) / lb.scale
@@ -145,12 +133,31 @@ def decode_predictions(
     boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
     boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
     valid = (boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1)
-    boxes, scores_all, best, best_score = boxes[valid], scores_all[valid], best[valid], best_score[valid]
+    return boxes[valid], np.ascontiguousarray(pred[valid, 4:])
 
+
+def suppress(
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    codes: tuple[str, ...],
+    iou: float = 0.5,
+    cross_iou: float = 0.7,
+    alternative_floor: float = 0.1,
+    max_detections: int = 300,
+) -> list[Detection]:
+    """Class-aware NMS at ``iou``, then cross-class NMS at ``cross_iou``, best first.
+
+    Each detection's ``alternatives`` are the other codes scoring at least ``alternative_floor`` for the
+    same box or for a box of another class that it suppressed.
+    """
+    if len(boxes) == 0:
+        return []
+    best = scores.argmax(axis=1)
+    best_score = scores[np.arange(len(scores)), best]
     # Class-aware NMS: shift each class to its own region so boxes of different classes never overlap.
-    offset = best[:, None].astype(np.float32) * (max(width, height) + 1.0)
-    keep = nms(boxes + offset, best_score, iou)
-    boxes, scores_all, best, best_score = boxes[keep], scores_all[keep], best[keep], best_score[keep]
+    span = float(boxes.max()) + 1.0
+    keep = nms(boxes + best[:, None].astype(np.float32) * span, best_score, iou)
+    boxes, scores, best, best_score = boxes[keep], scores[keep], best[keep], best_score[keep]
 
     # Cross-class NMS: one spot, one corner; the suppressed codes become alternatives.
     order = np.argsort(-best_score, kind="stable")
@@ -160,9 +167,9 @@ def decode_predictions(
         if not alive[pos]:
             continue
         alt: dict[int, float] = {}
-        for c in np.flatnonzero(scores_all[i] >= alternative_floor):
+        for c in np.flatnonzero(scores[i] >= alternative_floor):
             if c != best[i]:
-                alt[int(c)] = float(scores_all[i, c])
+                alt[int(c)] = float(scores[i, c])
         rest = order[pos + 1 :]
         overlapping = np.flatnonzero(alive[pos + 1 :] & (box_iou_one(boxes[i], boxes[rest]) > cross_iou))
         for k in overlapping:
@@ -184,6 +191,33 @@ def decode_predictions(
         if len(detections) >= max_detections:
             break
     return detections
+
+
+def decode_predictions(
+    output: np.ndarray,
+    codes: tuple[str, ...],
+    lb: Letterbox,
+    image_shape: tuple[int, int],
+    conf: float = 0.25,
+    iou: float = 0.5,
+    cross_iou: float = 0.7,
+) -> list[Detection]:
+    """Turn the raw model output into corner detections in photo pixels.
+
+    ``output`` is ``(1, 4 + C, N)`` (or ``(4 + C, N)``) with xywh in letterboxed-input pixels and C class
+    scores. Boxes under ``conf`` are dropped, then overlaps are suppressed (see :func:`suppress`).
+    """
+    boxes, scores = candidate_boxes(output, len(codes), lb, image_shape, conf)
+    return suppress(boxes, scores, codes, iou, cross_iou)
+
+
+def tile_origins(length: int, tile: int, overlap: float) -> list[int]:
+    """Start offsets of tiles of ``tile`` pixels covering ``length`` with at least ``overlap`` shared."""
+    if tile >= length:
+        return [0]
+    count = math.ceil((length - tile) / (tile * (1 - overlap))) + 1
+    step = (length - tile) / (count - 1)
+    return [round(k * step) for k in range(count)]
 
 
 def load_class_codes(model_path: Path, metadata_names: Any = None) -> tuple[str, ...]:
@@ -239,6 +273,9 @@ class CardDetector:
     threads; ``backend="ultralytics"`` runs ``models/cards.pt`` with Ultralytics (needs torch) and the
     same post-processing, to check that both agree. The model is loaded on first use (or by ``load()``);
     a missing, corrupt or unsuitable model raises :class:`ModelError` naming the file.
+
+    ``tiles=N`` (N >= 2) also runs the model on an N x N grid of overlapping crops, so that small corners
+    in a large photo are seen at full resolution, at N * N + 1 times the cost.
     """
 
     def __init__(
@@ -250,6 +287,7 @@ class CardDetector:
         iou: float = 0.5,
         cross_iou: float = 0.7,
         threads: int = 2,
+        tiles: int = 1,
     ) -> None:
         try:
             self.backend = Backend(backend)
@@ -266,11 +304,16 @@ class CardDetector:
             raise ValueError(f"imgsz must be a multiple of 32 and at least 32, got {imgsz}")
         if threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
+        if not 1 <= tiles <= 4:
+            raise ValueError(f"tiles must be 1 (whole photo only) to 4, got {tiles}")
+        if tiles > 1 and backend != Backend.ONNX:
+            raise ValueError("tiling is only done on the onnx backend")
         self.requested_imgsz = imgsz
         self.conf = conf
         self.iou = iou
         self.cross_iou = cross_iou
         self.threads = threads
+        self.tiles = tiles
         self._lock = threading.Lock()
         self._session: Any = None
         self._yolo: Any = None
@@ -371,12 +414,41 @@ class CardDetector:
         self.load()
         if self.backend is Backend.ULTRALYTICS:
             return self._detect_ultralytics(image)
+        if self.tiles == 1:
+            boxes, scores = self._candidates(image)
+        else:
+            boxes, scores = self._tiled_candidates(image)
+        return suppress(boxes, scores, self.codes, self.iou, self.cross_iou)
+
+    def _candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         padded, lb = letterbox(image, self.imgsz)
-        tensor = to_input_tensor(padded)
-        output = self._session.run(None, {self._input_name: tensor})[0]
-        return decode_predictions(
-            output, self.codes, lb, image.shape[:2], conf=self.conf, iou=self.iou, cross_iou=self.cross_iou
-        )
+        output = self._session.run(None, {self._input_name: to_input_tensor(padded)})[0]
+        return candidate_boxes(output, len(self.codes), lb, image.shape[:2], self.conf)
+
+    def _tiled_candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The whole photo, plus a ``tiles`` x ``tiles`` grid of overlapping crops seen at full scale.
+
+        A box that touches a crop's inner edge is dropped (its corner was cut; a neighbouring crop, or
+        the whole photo, sees it whole).
+        """
+        height, width = image.shape[:2]
+        parts = [self._candidates(image)]
+        tile_w = math.ceil(width / (self.tiles - (self.tiles - 1) * TILE_OVERLAP))
+        tile_h = math.ceil(height / (self.tiles - (self.tiles - 1) * TILE_OVERLAP))
+        for y0 in tile_origins(height, tile_h, TILE_OVERLAP):
+            for x0 in tile_origins(width, tile_w, TILE_OVERLAP):
+                crop = image[y0 : y0 + tile_h, x0 : x0 + tile_w]
+                ch, cw = crop.shape[:2]
+                boxes, scores = self._candidates(crop)
+                m = 2.0
+                cut = (
+                    ((boxes[:, 0] <= m) & (x0 > 0))
+                    | ((boxes[:, 1] <= m) & (y0 > 0))
+                    | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
+                    | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
+                )
+                parts.append((boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]))
+        return np.concatenate([b for b, _ in parts]), np.concatenate([sc for _, sc in parts])
 
     def _detect_ultralytics(self, image: np.ndarray) -> list[Detection]:
         result = self._yolo.predict(image, imgsz=self.imgsz, conf=self.conf, iou=self.iou, verbose=False)[0]

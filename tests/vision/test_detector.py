@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.detector import CardDetector, Letterbox, decode_predictions, letterbox, load_class_codes, nms
+from vision.detector import (
+    CardDetector,
+    Letterbox,
+    decode_predictions,
+    letterbox,
+    load_class_codes,
+    nms,
+    tile_origins,
+)
 from vision.types import CARD_CODES, ImageError, ModelError
 
 # A 640x480 photo in a 320 input: scale 0.5, 40 px of padding above and below.
@@ -188,3 +196,33 @@ def test_bad_detector_settings_are_refused() -> None:
 def test_the_default_models_are_the_shipped_files() -> None:
     assert CardDetector().model_path.name == "cards.onnx"
     assert CardDetector(backend="ultralytics").model_path.name == "cards.pt"
+
+
+def test_tile_origins_cover_the_photo_with_overlap() -> None:
+    assert tile_origins(500, 600, 0.2) == [0]
+    origins = tile_origins(1000, 560, 0.2)
+    assert origins[0] == 0 and origins[-1] == 1000 - 560
+    assert all(b - a <= 560 * 0.8 for a, b in zip(origins, origins[1:], strict=False))
+
+
+def test_tiling_runs_the_whole_photo_and_each_crop_and_maps_crops_back(
+    make_model: Callable[..., Path],
+) -> None:
+    # The constant model sees one corner in the middle of whatever it is shown.
+    model = make_model(raw_output([(160, 160, 10, 10)], [{"4C": 0.9}], anchors=4))
+    photo = table_photo(1000, 1000)
+    centres = sorted(
+        (round((d.box[0] + d.box[2]) / 2), round((d.box[1] + d.box[3]) / 2))
+        for d in CardDetector(model, tiles=2).detect(photo)
+    )
+    # Whole photo: centre 500; crops of 556 px at 0 and 444: centres 278 and 722.
+    assert centres == [(278, 278), (278, 722), (500, 500), (722, 278), (722, 722)]
+    assert len(CardDetector(model).detect(photo)) == 1
+
+
+def test_a_box_cut_by_a_crop_edge_is_dropped(make_model: Callable[..., Path]) -> None:
+    # A corner at the very right edge of what the model is shown: kept for the photo's real edge only.
+    model = make_model(raw_output([(316, 160, 8, 10)], [{"4C": 0.9}], anchors=4))
+    dets = CardDetector(model, tiles=2).detect(table_photo(1000, 1000))
+    # The whole photo and the two right-hand crops keep it; the two left-hand crops cut it and drop it.
+    assert all(d.box[2] == pytest.approx(1000, abs=1) for d in dets) and len(dets) == 3

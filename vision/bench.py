@@ -1,0 +1,203 @@
+"""Benchmark: the ONNX Runtime path against Ultralytics ``predict`` on the same model and photos.
+
+    python -m vision.bench [--onnx models/cards.onnx] [--pt models/cards.pt] [--images PHOTO...]
+
+Each side runs in a fresh subprocess that only detects, so the figures are those of a real process:
+
+* start-up: from launching the process to its first result (interpreter, imports, model load and the
+  first photo), measured by the parent;
+* ms per photo: the median over ``--repeat`` passes over all photos, timed from the decoded photo to
+  the detections (ONNX: letterbox, inference, decoding and both NMS steps; Ultralytics: ``predict`` with
+  its defaults);
+* peak memory: the process's peak resident set size (``ru_maxrss``).
+
+It prints a table with the ratios, and how far the two backends agree on the cards they found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ONNX = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
+DEFAULT_PT = DEFAULT_ONNX.with_suffix(".pt")
+FIRST = "@@bench first result"
+RESULT = "@@bench result "
+
+
+def _peak_rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 1024.0 if sys.platform != "darwin" else peak / (1024.0 * 1024.0)
+
+
+def _worker(kind: str, model: str, images: list[str], repeat: int, threads: int) -> None:
+    """Runs in the subprocess: load, announce the first result, time the rest, print JSON."""
+    import cv2
+
+    photos = [cv2.imread(p, cv2.IMREAD_COLOR) for p in images]
+    if kind == "onnx":
+        from vision.detector import CardDetector
+
+        detector = CardDetector(model, threads=threads)
+
+        def detect(img: Any) -> list[tuple[str, float, list[float]]]:
+            return [(d.code, d.confidence, list(d.box)) for d in detector.detect(img)]
+    else:
+        from ultralytics import YOLO
+
+        yolo = YOLO(model, task="detect")
+
+        def detect(img: Any) -> list[tuple[str, float, list[float]]]:
+            result = yolo.predict(img, verbose=False)[0]
+            names = result.names
+            return [
+                (str(names[int(c)]), float(s), [float(v) for v in box])
+                for box, c, s in zip(
+                    result.boxes.xyxy.tolist(),
+                    result.boxes.cls.tolist(),
+                    result.boxes.conf.tolist(),
+                    strict=True,
+                )
+            ]
+
+    found = {images[0]: detect(photos[0])}
+    print(FIRST, flush=True)
+    times = []
+    for _ in range(repeat):
+        for path, img in zip(images, photos, strict=True):
+            start = time.perf_counter()
+            found[path] = detect(img)
+            times.append((time.perf_counter() - start) * 1000.0)
+    print(RESULT + json.dumps({"ms": times, "peak_rss_mb": _peak_rss_mb(), "found": found}), flush=True)
+
+
+def _run_worker(kind: str, model: Path, images: list[Path], repeat: int, threads: int) -> dict[str, Any]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "vision.bench",
+        "--worker",
+        kind,
+        "--model",
+        str(model),
+        "--repeat",
+        str(repeat),
+        "--threads",
+        str(threads),
+        *map(str, images),
+    ]
+    env = dict(os.environ, YOLO_OFFLINE="1", YOLO_AUTOINSTALL="False", PYTHONUNBUFFERED="1")
+    env.setdefault("YOLO_CONFIG_DIR", tempfile.mkdtemp(prefix="tabletally-yolo-"))
+    root = Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout is not None
+    startup = None
+    for line in proc.stdout:  # the libraries may print their own lines first
+        if line.strip() == FIRST:
+            startup = time.perf_counter() - start
+            break
+    rest, err = proc.communicate()
+    found = [line[len(RESULT) :] for line in rest.splitlines() if line.startswith(RESULT)]
+    if startup is None or proc.returncode != 0 or not found:
+        tail = err.strip().splitlines()[-3:]
+        raise SystemExit(f"vision.bench: the {kind} run failed: " + " | ".join(tail))
+    result: dict[str, Any] = json.loads(found[0])
+    result["startup_s"] = startup
+    return result
+
+
+def _agreement(a: dict[str, list], b: dict[str, list]) -> tuple[int, int]:
+    """Corners found by both (same code, IoU >= 0.5) and the corners found by either."""
+    both = total = 0
+    for image, dets_a in a.items():
+        dets_b = list(b.get(image, []))
+        for code, _, box in dets_a:
+            match = next((d for d in dets_b if d[0] == code and _iou(box, d[2]) >= 0.5), None)
+            if match is not None:
+                dets_b.remove(match)
+                both += 1
+        total += len(dets_a) + len(b.get(image, [])) - both
+    return both, total
+
+
+def _iou(p: list[float], q: list[float]) -> float:
+    w = max(0.0, min(p[2], q[2]) - max(p[0], q[0]))
+    h = max(0.0, min(p[3], q[3]) - max(p[1], q[1]))
+    inter = w * h
+    union = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("images", nargs="*", type=Path, help="photos (default: the bundled demo photos)")
+    parser.add_argument("--onnx", type=Path, default=DEFAULT_ONNX, help="ONNX model (default %(default)s)")
+    parser.add_argument("--pt", type=Path, default=DEFAULT_PT, help="Ultralytics model (default %(default)s)")
+    parser.add_argument("--repeat", type=int, default=3, help="passes over the photos (default 3)")
+    parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime intra-op threads (default 2)")
+    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--worker", choices=("onnx", "ultralytics"), help=argparse.SUPPRESS)
+    parser.add_argument("--model", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.worker:
+        _worker(args.worker, args.model, [str(p) for p in args.images], args.repeat, args.threads)
+        return 0
+
+    from vision.camera import demo_photos
+
+    images = list(args.images) or demo_photos()
+    if not images:
+        print("vision.bench: no photos given and no demo photos in vision/demo", file=sys.stderr)
+        return 1
+    for path in (args.onnx, args.pt, *images):
+        if not Path(path).is_file():
+            print(f"vision.bench: {path}: no such file", file=sys.stderr)
+            return 1
+
+    print(
+        f"{len(images)} photos x {args.repeat} passes; ONNX Runtime on {args.threads} threads; "
+        f"{os.cpu_count()} CPUs",
+        flush=True,
+    )
+    onnx = _run_worker("onnx", args.onnx, images, args.repeat, args.threads)
+    ultra = _run_worker("ultralytics", args.pt, images, args.repeat, args.threads)
+
+    rows = [
+        ("median ms per photo", statistics.median(onnx["ms"]), statistics.median(ultra["ms"]), "{:.1f}"),
+        ("start-up to first result (s)", onnx["startup_s"], ultra["startup_s"], "{:.2f}"),
+        ("peak memory (MB RSS)", onnx["peak_rss_mb"], ultra["peak_rss_mb"], "{:.0f}"),
+    ]
+    print(f"\n{'':30} {'ONNX Runtime':>13} {'Ultralytics':>13} {'ratio':>7}")
+    for label, a, b, fmt in rows:
+        print(f"{label:30} {fmt.format(a):>13} {fmt.format(b):>13} {b / a:>6.1f}x")
+    both, total = _agreement(onnx["found"], ultra["found"])
+    print(f"\nagreement: {both} of {total} corners found by both (same code, IoU >= 0.5)")
+    if args.json:
+        figures = {
+            "photos": [str(p) for p in images],
+            "repeat": args.repeat,
+            "threads": args.threads,
+            "onnx": {k: onnx[k] for k in ("startup_s", "peak_rss_mb")}
+            | {"median_ms": statistics.median(onnx["ms"])},
+            "ultralytics": {k: ultra[k] for k in ("startup_s", "peak_rss_mb")}
+            | {"median_ms": statistics.median(ultra["ms"])},
+            "agreement": {"both": both, "total": total},
+        }
+        args.json.write_text(json.dumps(figures, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
