@@ -166,9 +166,9 @@ require_pi() {
 }
 
 # The numeric id of an account, or nothing if there is none.
-user_uid() { getent passwd "$1" | cut -d: -f3; }
+user_uid() { { getent passwd "$1" || true; } | cut -d: -f3; }
 # The home directory of an account.
-user_home() { getent passwd "$1" | cut -d: -f6; }
+user_home() { { getent passwd "$1" || true; } | cut -d: -f6; }
 
 # The systemd unit the scripts install, update and remove.
 export SERVICE=tabletally-kiosk.service

@@ -1,0 +1,194 @@
+"""deploy/install.sh against a fake Raspberry Pi (see conftest.py): the dry-run plan, the refusals,
+and a real run into the fake root, twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_dry_run_prints_the_whole_plan_and_changes_nothing(fake_pi, user) -> None:
+    before = fake_pi.snapshot()
+    result = fake_pi.run(
+        "install.sh",
+        "--dry-run",
+        "--user",
+        user,
+        env=fake_pi.env(FAKE_PI_MISSING="python3-picamera2 fonts-noto-core"),
+    )
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    root = fake_pi.root
+    for line in [
+        "install.sh: board: Raspberry Pi 5 Model B Rev 1.0",
+        "install.sh: session: kms (no desktop: the kiosk draws straight to the screen through KMS/DRM)",
+        "install.sh: display: td2-landscape (card1-DSI-1, 720x1280)",
+        "install.sh: rotation: 90 degrees; touch reader: mtdev",
+        "would run: apt-get update",
+        "would run: env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "
+        "python3-picamera2 fonts-noto-core",
+        f"would run: {fake_pi.bin}/python3 -m venv --system-site-packages {root}/opt/tabletally/venv",
+        f"    | numpy=={numpy.__version__}",
+        f"would run: {root}/opt/tabletally/venv/bin/python -m pip install --upgrade --upgrade-strategy "
+        f"only-if-needed --prefer-binary --constraint {root}/opt/tabletally/constraints.txt {REPO}",
+        f"would link: {root}/usr/local/bin/tabletally -> /opt/tabletally/venv/bin/tabletally",
+        f"would write: {root}/etc/tabletally/kiosk.env (mode 0644, owner root:root)",
+        "    | TABLETALLY_DATA_DIR=/var/lib/tabletally/data",
+        f"would write: {root}/etc/systemd/system/tabletally-kiosk.service (mode 0644, owner root:root)",
+        "    | ExecStart=/opt/tabletally/venv/bin/tabletally kiosk",
+        "    | KillSignal=SIGINT",
+        "would run: systemctl daemon-reload",
+        "would run: systemctl enable tabletally-kiosk.service",
+        f"would write: {root}/boot/firmware/cmdline.txt (mode 0644, owner root:root)",
+        "would run: systemctl restart tabletally-kiosk.service",
+        "install.sh: dry run finished: nothing was changed",
+    ]:
+        assert line in out.splitlines(), f"missing from the plan: {line}\n---\n{out}"
+    assert "consoleblank=0" in out
+    assert fake_pi.snapshot() == before
+    changing = {"apt-get", "systemctl", "usermod", "raspi-config", "runuser", "venv-python"}
+    assert [c for c in fake_pi.calls() if c[0] in changing] == []
+    assert [c for c in fake_pi.calls("python3") if "venv" in c] == []
+    assert not list(fake_pi.base.glob("tabletally-install.*")), "the work folder was left behind"
+
+
+def test_pip_never_runs_without_the_numpy_constraint(fake_pi, user) -> None:
+    result = fake_pi.run("install.sh", "--dry-run", "--user", user)
+    pip_lines = [line for line in result.stdout.splitlines() if " -m pip install" in line]
+    assert len(pip_lines) == 2
+    assert all("--constraint" in line for line in pip_lines)
+
+
+def test_not_a_pi_is_refused_in_plain_words(fake_pi, user) -> None:
+    (fake_pi.root / "proc/device-tree/model").unlink()
+    result = fake_pi.run("install.sh", "--dry-run", "--user", user)
+    assert result.returncode == 3
+    assert "this is not a Raspberry Pi" in result.stderr
+    assert "make run" in result.stderr and "--force" in result.stderr
+    assert "would run" not in result.stdout
+
+
+def test_force_goes_on_where_it_is_not_a_pi(fake_pi, user) -> None:
+    (fake_pi.root / "proc/device-tree/model").unlink()
+    result = fake_pi.run("install.sh", "--dry-run", "--force", "--user", user)
+    assert result.returncode == 0, result.stderr
+    assert "not a Raspberry Pi; going on because of --force" in result.stderr
+
+
+def test_32_bit_raspberry_pi_os_is_refused(fake_pi, user) -> None:
+    result = fake_pi.run("install.sh", "--dry-run", "--user", user, env=fake_pi.env(FAKE_PI_ARCH="armhf"))
+    assert result.returncode == 3
+    assert "armhf, not 64-bit ARM" in result.stderr
+
+
+def test_older_pi_is_warned_about(fake_pi, user) -> None:
+    (fake_pi.root / "proc/device-tree/model").write_text("Raspberry Pi 3 Model B Plus Rev 1.3\0")
+    result = fake_pi.run("install.sh", "--dry-run", "--user", user)
+    assert result.returncode == 0
+    assert "made for the Raspberry Pi 5 and 4" in result.stderr
+
+
+def test_bad_options_are_named(fake_pi, user) -> None:
+    for args, named in [
+        (["--display", "hologram"], "'hologram'"),
+        (["--rotation", "45"], "'45'"),
+        (["--session", "wayland"], "'wayland'"),
+        (["--touch", "pen"], "'pen'"),
+        (["--colour", "blue"], "'--colour'"),
+        (["--user"], "--user needs a value"),
+    ]:
+        result = fake_pi.run("install.sh", "--dry-run", "--user", user, *args)
+        assert result.returncode == 2, args
+        assert named in result.stderr, (args, result.stderr)
+
+
+def test_the_kiosk_never_runs_as_root_or_as_a_missing_account(fake_pi) -> None:
+    root_run = fake_pi.run("install.sh", "--dry-run", "--user", "root")
+    assert root_run.returncode == 2 and "must not run as root" in root_run.stderr
+    ghost = fake_pi.run("install.sh", "--dry-run", "--user", "no-such-player")
+    assert ghost.returncode == 2 and "no account called 'no-such-player'" in ghost.stderr
+
+
+def test_desktop_session_turns_blanking_off_with_raspi_config(fake_pi, user) -> None:
+    dm = fake_pi.root / "etc/systemd/system/display-manager.service"
+    dm.parent.mkdir(parents=True, exist_ok=True)
+    dm.write_text("")
+    result = fake_pi.run("install.sh", "--dry-run", "--user", user, "--display", "dsi7")
+    out = result.stdout.splitlines()
+    assert (
+        "install.sh: session: desktop (a desktop login manager is enabled; the kiosk is a full-screen window in it)"
+        in out
+    )
+    assert "would run: raspi-config nonint do_blanking 1" in out
+    assert "would run: raspi-config nonint do_boot_behaviour B4" in out
+    assert "    | DISPLAY=:0" in out
+    assert not any("cmdline.txt" in line for line in out)
+
+
+def _install(fake_pi, user) -> subprocess.CompletedProcess[str]:
+    return fake_pi.run("install.sh", "--user", user, env=fake_pi.env(FAKE_PI_MISSING="python3-picamera2"))
+
+
+def test_install_sets_up_everything_in_the_fake_root(fake_pi, user) -> None:
+    result = _install(fake_pi, user)
+    assert result.returncode == 0, result.stdout + result.stderr
+    p = fake_pi.path
+    unit = p("/etc/systemd/system/tabletally-kiosk.service").read_text()
+    assert "ExecStart=/opt/tabletally/venv/bin/tabletally kiosk" in unit and f"User={user}" in unit
+    env = p("/etc/tabletally/kiosk.env").read_text()
+    assert "TABLETALLY_DISPLAY=td2-landscape" in env and "TABLETALLY_ROTATION=90" in env
+    assert f"numpy=={numpy.__version__}" in p("/opt/tabletally/constraints.txt").read_text().splitlines()
+    assert "rotation = 90" in p("/var/lib/tabletally/kivy/config.ini").read_text()
+    assert os.readlink(p("/usr/local/bin/tabletally")) == "/opt/tabletally/venv/bin/tabletally"
+    for folder in ("/var/lib/tabletally", "/var/lib/tabletally/data", "/var/lib/tabletally/kivy"):
+        assert p(folder).is_dir()
+    cmdline = p("/boot/firmware/cmdline.txt").read_text()
+    assert cmdline.endswith(" rootwait consoleblank=0\n") and cmdline.count("consoleblank") == 1
+    assert "consoleblank" not in p("/boot/firmware/cmdline.txt.tabletally-orig").read_text()
+
+    calls = fake_pi.calls()
+    assert ["apt-get", "install", "-y", "--no-install-recommends", "python3-picamera2"] in calls
+    assert [c for c in calls if c[:2] == ["venv-python", "-m"]][-1][-2:] == [
+        str(p("/opt/tabletally/constraints.txt")),
+        str(REPO),
+    ]
+    assert ["systemctl", "enable", "tabletally-kiosk.service"] in calls
+    assert ["systemctl", "restart", "tabletally-kiosk.service"] in calls
+    assert "reboot once" in result.stdout
+
+
+def test_second_install_changes_nothing(fake_pi, user) -> None:
+    assert _install(fake_pi, user).returncode == 0
+    first = fake_pi.snapshot()
+    again = fake_pi.run("install.sh", "--user", user)
+    assert again.returncode == 0, again.stderr
+    assert fake_pi.snapshot() == first
+    for name in ("kiosk.env", "tabletally-kiosk.service", "constraints.txt", "config.ini"):
+        assert any(
+            line.startswith("unchanged: ") and line.endswith(name) for line in again.stdout.splitlines()
+        ), name
+    assert "console blanking is already off" in again.stdout
+    assert fake_pi.calls("apt-get") == []
+    assert [c for c in fake_pi.calls("python3") if "venv" in c] == [], "the venv was created again"
+
+
+def test_installed_kivy_config_is_what_kivy_reads(fake_pi, user) -> None:
+    assert _install(fake_pi, user).returncode == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KCFG_")}
+    env.update(
+        KIVY_HOME=str(fake_pi.path("/var/lib/tabletally/kivy")), KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1"
+    )
+    code = "import json; from kivy.config import Config; print(json.dumps(dict(Config.items('graphics'))))"
+    graphics = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        ).stdout.splitlines()[-1]
+    )
+    assert (graphics["fullscreen"], graphics["rotation"], graphics["show_cursor"]) == ("auto", "90", "0")
