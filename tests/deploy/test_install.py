@@ -122,10 +122,7 @@ def test_desktop_session_turns_blanking_off_with_raspi_config(fake_pi, user) -> 
     dm.write_text("")
     result = fake_pi.run("install.sh", "--dry-run", "--user", user, "--display", "dsi7")
     out = result.stdout.splitlines()
-    assert (
-        "install.sh: session: desktop (a desktop login manager is enabled; the kiosk is a full-screen window in it)"
-        in out
-    )
+    assert "install.sh: session: desktop (a desktop login manager is enabled; " in result.stdout
     assert "would run: raspi-config nonint do_blanking 1" in out
     assert "would run: raspi-config nonint do_boot_behaviour B4" in out
     assert "    | DISPLAY=:0" in out

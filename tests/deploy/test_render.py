@@ -186,7 +186,9 @@ READ_BACK = """
 import json
 from kivy.config import Config
 print(json.dumps({
-    "graphics": {k: Config.get("graphics", k) for k in ("fullscreen", "rotation", "show_cursor", "borderless")},
+    "graphics": {
+        k: Config.get("graphics", k) for k in ("fullscreen", "rotation", "show_cursor", "borderless")
+    },
     "input": dict(Config.items("input")),
     "exit_on_escape": Config.get("kivy", "exit_on_escape"),
 }))
