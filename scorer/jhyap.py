@@ -171,8 +171,8 @@ class JhyapGame:
         return 1 if len(self.players) <= 4 else 2
 
     @property
-    def dealer(self) -> str:
-        """The dealer of round 1."""
+    def opening_dealer(self) -> str:
+        """The dealer of round 1: ``first_dealer``, or the first player."""
         return self.first_dealer if self.first_dealer is not None else self.players[0]
 
     def with_round(self, round_: JhyapRound) -> JhyapGame:
@@ -380,7 +380,7 @@ def _play(game: JhyapGame, state: JhyapState, round_: JhyapRound) -> JhyapState:
 
 
 def _initial_state(game: JhyapGame) -> JhyapState:
-    dealer = game.dealer
+    dealer = game.opening_dealer
     return JhyapState(
         rounds=(),
         totals={player: 0 for player in game.players},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 EXIT_INVALID = 1
@@ -54,5 +55,12 @@ def run(args: argparse.Namespace) -> int:
     except ScorerError as exc:
         return _fail(source, str(exc))
     indent = None if args.compact else 2
-    sys.stdout.write(json.dumps(result, indent=indent, ensure_ascii=False) + "\n")
+    try:
+        sys.stdout.write(json.dumps(result, indent=indent, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`tabletally replay game.json | head`): not an error worth a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_INVALID
     return 0
