@@ -14,7 +14,7 @@ rotated, so the thresholds hold at any distance between camera and table.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from vision.types import Box, DetectedCard, Detection, box_center, box_size
@@ -26,7 +26,8 @@ class PairingRules:
 
     ``min_ratio``..``max_ratio`` bound the distance between the two corner centres of one card, in corner
     sizes (``expected_ratio`` is the typical value, used to pick the best partner); ``max_size_ratio``
-    bounds how much the two corner boxes of one card may differ in size. A card is uncertain when its
+    bounds how much the two corner boxes of one card may differ in size; ``max_corners`` is how many
+    index corners one card may show (4 for decks printed in every corner). A card is uncertain when its
     confidence is under ``uncertain_below``, or when on every corner of it another code scores at least
     ``compete_ratio`` times the corner's own confidence.
     """
@@ -37,6 +38,7 @@ class PairingRules:
     max_size_ratio: float = 1.6
     uncertain_below: float = 0.5
     compete_ratio: float = 0.5
+    max_corners: int = 4
 
     def __post_init__(self) -> None:
         if not 0 < self.min_ratio <= self.expected_ratio <= self.max_ratio:
@@ -44,6 +46,8 @@ class PairingRules:
                 f"need 0 < min_ratio <= expected_ratio <= max_ratio, got {self.min_ratio}, "
                 f"{self.expected_ratio}, {self.max_ratio}"
             )
+        if not 1 <= self.max_corners <= 4:
+            raise ValueError(f"max_corners must be 1 to 4, got {self.max_corners}")
         if self.max_size_ratio < 1:
             raise ValueError(f"max_size_ratio must be >= 1, got {self.max_size_ratio}")
         if not 0 <= self.uncertain_below <= 1 or not 0 < self.compete_ratio <= 1:
@@ -93,17 +97,80 @@ def _make_card(corners: Sequence[Detection], rules: PairingRules, code: str | No
     return DetectedCard(code, confidence, uncertain, boxes, ordered)
 
 
-def _match(
-    dets: Sequence[Detection], candidates: list[tuple[float, int, int]], used: set[int]
-) -> list[tuple[int, int]]:
-    """Greedy matching: best-fitting pairs first, each corner in at most one pair."""
-    pairs = []
-    for _cost, i, j in sorted(candidates):
-        if i in used or j in used:
+def card_shaped(points: Sequence[tuple[float, float]], tolerance: float = 0.3) -> bool:
+    """Whether corner centres can be the index corners of one rectangle seen from above.
+
+    Two points always can. Three must make a right angle (the longest side is the diagonal:
+    ``a^2 + b^2 ~ c^2``) with sides no more than about 2:1. Four must make a parallelogram whose
+    diagonals are about as long as each other and cross at their middles. ``tolerance`` allows for
+    perspective and for the index boxes not sitting exactly in the corners.
+    """
+    n = len(points)
+    if n <= 2:
+        return True
+    if n == 3:
+        a, b, c = sorted(math.dist(p, q) for p, q in _pairs(points))
+        return a >= 0.45 * b and abs(a * a + b * b - c * c) <= tolerance * c * c
+    if n == 4:
+        dists = sorted((math.dist(points[i], points[j]), i, j) for i, j in _index_pairs(4))
+        (d1, i1, j1), (d2, i2, j2) = dists[-1], dists[-2]
+        if {i1, j1} & {i2, j2} or d2 < (1 - tolerance) * d1:
+            return False
+        mid1 = ((points[i1][0] + points[j1][0]) / 2, (points[i1][1] + points[j1][1]) / 2)
+        mid2 = ((points[i2][0] + points[j2][0]) / 2, (points[i2][1] + points[j2][1]) / 2)
+        return math.dist(mid1, mid2) <= tolerance * d1
+    return False
+
+
+def _index_pairs(n: int) -> list[tuple[int, int]]:
+    return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def _pairs(points: Sequence[tuple[float, float]]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    return [(points[i], points[j]) for i, j in _index_pairs(len(points))]
+
+
+def _code_weight(corners: Sequence[Detection], code: str) -> float:
+    """How much the model believes ``code`` over these corners: its own confidence or alternative score."""
+    return sum(d.confidence if d.code == code else dict(d.alternatives).get(code, 0.0) for d in corners)
+
+
+def _torn(a: Sequence[Detection], b: Sequence[Detection]) -> bool:
+    """Whether the model gave each group's code real weight in the other group's corners (6 vs 9)."""
+    code_a, code_b = a[0].code, b[0].code
+    return any(code_b in dict(d.alternatives) for d in a) and any(code_a in dict(d.alternatives) for d in b)
+
+
+def _merge_groups(
+    dets: Sequence[Detection],
+    groups: list[list[int]],
+    rules: PairingRules,
+    allowed: Callable[[list[int], list[int]], bool],
+) -> list[list[int]]:
+    """Agglomerate groups of corners, best-fitting pair first (complete linkage, at most max_corners)."""
+    owner = {i: k for k, group in enumerate(groups) for i in group}
+    edges = []
+    for i in range(len(dets)):
+        for j in range(i + 1, len(dets)):
+            if owner[i] != owner[j] and allowed(groups[owner[i]], groups[owner[j]]):
+                cost = pair_cost(dets[i], dets[j], rules)
+                if cost is not None:
+                    edges.append((cost, i, j))
+    for _cost, i, j in sorted(edges):
+        gi, gj = owner[i], owner[j]
+        if gi == gj or len(groups[gi]) + len(groups[gj]) > rules.max_corners:
             continue
-        used.update((i, j))
-        pairs.append((i, j))
-    return pairs
+        if not allowed(groups[gi], groups[gj]):
+            continue
+        if any(pair_cost(dets[a], dets[b], rules) is None for a in groups[gi] for b in groups[gj]):
+            continue
+        if not card_shaped([box_center(dets[k].box) for k in groups[gi] + groups[gj]]):
+            continue
+        groups[gi].extend(groups[gj])
+        for k in groups[gj]:
+            owner[k] = gi
+        groups[gj] = []
+    return [g for g in groups if g]
 
 
 def cards_from_detections(
@@ -111,44 +178,30 @@ def cards_from_detections(
 ) -> list[DetectedCard]:
     """The physical cards in a photo, from its corner detections, in reading order (top to bottom).
 
-    Same-code corners that fit as one card's two corners become one card; every other corner is a card
-    of its own (a covered partner, or a duplicate from a second deck). Two corners with *different*
-    codes also make one (uncertain) card when they fit geometrically and the model gave each one's code
-    real weight for the other (a 6 read as 9 in one corner), so one card is not counted twice.
+    Same-code corners that fit together as the index corners of one card (two, or up to four for decks
+    printed in all four corners) become one card; every other corner is a card of its own (its partner
+    is covered, or it is a duplicate from a second deck). Corners with *different* codes also make one
+    (uncertain) card when they fit geometrically and the model gave each group's code real weight for
+    the other (a 6 read as 9 in one corner), so one card is not counted twice.
     """
     dets = list(detections)
-    used: set[int] = set()
-    same_code: list[tuple[float, int, int]] = []
-    for i in range(len(dets)):
-        for j in range(i + 1, len(dets)):
-            if dets[i].code == dets[j].code:
-                cost = pair_cost(dets[i], dets[j], rules)
-                if cost is not None:
-                    same_code.append((cost, i, j))
-    groups: list[tuple[list[Detection], str | None]] = [
-        ([dets[i], dets[j]], None) for i, j in _match(dets, same_code, used)
-    ]
+    singles = [[i] for i in range(len(dets))]
 
-    torn_pairs: list[tuple[float, int, int]] = []
-    left = [i for i in range(len(dets)) if i not in used]
-    for a_pos, i in enumerate(left):
-        for j in left[a_pos + 1 :]:
-            a, b = dets[i], dets[j]
-            if a.code == b.code:
-                continue
-            if b.code in dict(a.alternatives) and a.code in dict(b.alternatives):
-                cost = pair_cost(a, b, rules)
-                if cost is not None:
-                    torn_pairs.append((cost, i, j))
-    for i, j in _match(dets, torn_pairs, used):
-        a, b = dets[i], dets[j]
-        # The code with the most total weight over both corners wins.
-        weight_a = a.confidence + dict(b.alternatives)[a.code]
-        weight_b = b.confidence + dict(a.alternatives)[b.code]
-        groups.append(([a, b], a.code if weight_a >= weight_b else b.code))
-    groups.extend(([dets[i]], None) for i in range(len(dets)) if i not in used)
+    def same_code(a: list[int], b: list[int]) -> bool:
+        return dets[a[0]].code == dets[b[0]].code
 
-    cards = [_make_card(corners, rules, code) for corners, code in groups]
+    def torn(a: list[int], b: list[int]) -> bool:
+        return not same_code(a, b) and _torn([dets[i] for i in a], [dets[i] for i in b])
+
+    groups = _merge_groups(dets, singles, rules, same_code)
+    # Same-code groups are uniform; a torn merge below may mix codes, so remember each group's code first.
+    groups = _merge_groups(dets, groups, rules, torn)
+    cards = []
+    for group in groups:
+        corners = [dets[i] for i in group]
+        codes = {d.code for d in corners}
+        code = max(sorted(codes), key=lambda c: _code_weight(corners, c)) if len(codes) > 1 else None
+        cards.append(_make_card(corners, rules, code))
     # Reading order of each card's top corner (for a pair, the union box centre would sit mid-card).
     cards.sort(key=lambda c: (box_center(c.boxes[0])[1], box_center(c.boxes[0])[0], c.code))
     return cards

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.cards import PairingRules, cards_from_detections, group_into_hands, pair_cost
+from vision.cards import PairingRules, card_shaped, cards_from_detections, group_into_hands, pair_cost
 from vision.types import DetectedCard, Detection
 
 CORNER = 20.0  # corner box side in pixels: distances below are in corner sizes
@@ -42,6 +42,52 @@ def test_the_two_corners_of_one_card_count_once() -> None:
 @pytest.mark.parametrize("angle", [0, 45, 90, 135, 180, 250, 300])
 def test_a_card_counts_once_whichever_way_it_is_turned(angle: float) -> None:
     assert codes(cards_from_detections(card_corners("KH", 300, 300, angle_deg=angle))) == ["KH"]
+
+
+def four_corners(code: str, x: float, y: float, angle_deg: float = 0.0) -> list[Detection]:
+    """The four index corners of a card printed in every corner (3.6 by 4.4 corner sizes apart)."""
+    a = math.radians(angle_deg)
+    out = []
+    for u, v in [(0, 0), (3.6, 0), (0, 4.4), (3.6, 4.4)]:
+        dx = (u * math.cos(a) - v * math.sin(a)) * CORNER
+        dy = (u * math.sin(a) + v * math.cos(a)) * CORNER
+        out.append(corner(code, x + dx, y + dy))
+    return out
+
+
+@pytest.mark.parametrize("angle", [0, 30, 90, 200])
+def test_a_card_printed_in_all_four_corners_counts_once(angle: float) -> None:
+    cards = cards_from_detections(four_corners("10S", 400, 400, angle))
+    assert codes(cards) == ["10S"] and len(cards[0].boxes) == 4
+
+
+def test_three_visible_corners_of_a_four_corner_card_count_once() -> None:
+    cards = cards_from_detections(four_corners("JD", 400, 400, 15)[1:])
+    assert codes(cards) == ["JD"] and len(cards[0].boxes) == 3
+
+
+def test_three_corners_in_a_row_are_not_one_card() -> None:
+    dets = [corner("2C", 100 + 3.5 * CORNER * k, 100) for k in range(3)]
+    assert codes(cards_from_detections(dets)) == ["2C", "2C"]
+
+
+def test_cards_limited_to_two_corners_pair_only_two() -> None:
+    cards = cards_from_detections(four_corners("10S", 400, 400), PairingRules(max_corners=2))
+    assert codes(cards) == ["10S", "10S"]
+
+
+@pytest.mark.parametrize(
+    ("points", "shaped"),
+    [
+        ([(0, 0), (3, 0), (3, 4)], True),
+        ([(0, 0), (3, 0), (6, 0)], False),
+        ([(0, 0), (1, 0), (1, 4)], False),
+        ([(0, 0), (3, 0), (0, 4), (3, 4)], True),
+        ([(0, 0), (3, 0), (0, 4), (6, 6)], False),
+    ],
+)
+def test_only_rectangle_like_corner_sets_are_card_shaped(points: list, shaped: bool) -> None:
+    assert card_shaped(points) is shaped
 
 
 def test_a_card_with_one_corner_hidden_still_counts_once() -> None:
