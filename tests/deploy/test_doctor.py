@@ -1,0 +1,458 @@
+"""`tabletally doctor` against a fake machine: temporary folders for sysfs and /dev, a fake model loader,
+cameras that are missing, a disk that is full, databases that are damaged or read-only."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ui.cli import main as cli_main
+from ui.commands import doctor
+from ui.commands.doctor import (
+    Check,
+    CheckName,
+    Probes,
+    Status,
+    check_camera,
+    check_database,
+    check_disk,
+    check_display,
+    check_model,
+    kiosk_environment,
+)
+
+GB = 1024**3
+
+
+@dataclass(frozen=True)
+class Cam:
+    kind: str
+    name: str
+    available: bool
+    reason: str
+
+
+PI_CAM = Cam("pi", "Pi camera 0 (imx708_wide)", True, "found by libcamera")
+NO_PI_CAM = Cam("pi", "Pi camera", False, "no camera connected to the camera port")
+NO_WEBCAM = Cam("webcam", "webcam", False, "no video capture device (/dev/video*)")
+DEMO = Cam("folder", "demo photos (3)", True, "bundled")
+
+
+class FakeDetector:
+    imgsz = 640
+
+    def __init__(self, found: int = 8, fail: Exception | None = None) -> None:
+        self.found, self.fail, self.calls = found, fail, 0
+
+    def detect(self, image: Any) -> list[str]:
+        self.calls += 1
+        if self.fail:
+            raise self.fail
+        return ["corner"] * self.found
+
+
+def ticking_clock(step_s: float):
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += step_s  # each reading is one step later: every timed detect takes step_s
+        return now[0]
+
+    return clock
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    path = tmp_path / "cards.onnx"
+    path.write_bytes(b"\x08\x07" * 1000)
+    return path
+
+
+# --- camera ---
+
+
+def test_camera_found_by_libcamera_is_ok() -> None:
+    check = check_camera(lambda: [PI_CAM, NO_WEBCAM, DEMO])
+    assert (check.status, check.summary) == (Status.OK, "Pi camera 0 (imx708_wide): found by libcamera")
+
+
+def test_missing_camera_is_a_problem_that_names_every_reason_and_the_ribbon() -> None:
+    check = check_camera(lambda: [NO_PI_CAM, NO_WEBCAM, DEMO])
+    assert check.status is Status.FAIL
+    assert "no camera connected to the camera port" in check.summary and "/dev/video" in check.summary
+    assert "ribbon" in check.fix and "rpicam-hello --list-cameras" in check.fix
+
+
+def test_demo_photos_do_not_count_as_a_camera() -> None:
+    assert check_camera(lambda: [DEMO]).status is Status.FAIL
+
+
+def test_webcam_alone_is_enough() -> None:
+    check = check_camera(lambda: [NO_PI_CAM, Cam("webcam", "webcam 0 (C920)", True, "delivers pictures")])
+    assert check.status is Status.OK and "webcam 0 (C920)" in check.summary
+
+
+def test_missing_picamera2_says_how_to_install_it() -> None:
+    gone = Cam("pi", "Pi camera", False, "the Pi camera needs picamera2, which is not installed")
+    check = check_camera(lambda: [gone])
+    assert check.status is Status.FAIL and "sudo apt install python3-picamera2" in check.fix
+
+
+def test_camera_busy_while_the_kiosk_runs_is_only_a_warning() -> None:
+    check = check_camera(lambda: [NO_PI_CAM], kiosk_running=True)
+    assert check.status is Status.WARN and "systemctl stop tabletally-kiosk" in check.fix
+
+
+def test_camera_probe_that_crashes_is_reported_not_raised() -> None:
+    def boom() -> list[Cam]:
+        raise RuntimeError("libcamera: pipeline handler crashed")
+
+    check = check_camera(boom)
+    assert check.status is Status.FAIL and "pipeline handler crashed" in check.summary
+
+
+# --- model ---
+
+
+def _model_check(model: Path, detector: FakeDetector | None = None, photos=(), **kwargs: Any) -> Check:
+    det = detector or FakeDetector()
+    return check_model(
+        model,
+        load=lambda path: det,
+        photos=list(photos),
+        read_image=lambda path: f"image of {path.name}",
+        blank_image=lambda: "blank",
+        **kwargs,
+    )
+
+
+def test_missing_model_file_is_a_problem(tmp_path: Path) -> None:
+    check = _model_check(tmp_path / "cards.onnx")
+    assert check.status is Status.FAIL and "is missing" in check.summary and "deploy/update.sh" in check.fix
+
+
+def test_empty_model_file_is_a_problem(tmp_path: Path) -> None:
+    empty = tmp_path / "cards.onnx"
+    empty.write_bytes(b"")
+    assert _model_check(empty).status is Status.FAIL
+
+
+def test_model_that_does_not_load_reports_the_loaders_words(model: Path) -> None:
+    def load(path: Path) -> FakeDetector:
+        raise ValueError(f"model file {path} is not a valid ONNX model: protobuf parsing failed")
+
+    check = check_model(model, load, [], lambda p: None, lambda: "blank")
+    assert check.status is Status.FAIL and "protobuf parsing failed" in check.summary
+
+
+def test_model_reads_the_test_photo_and_reports_the_median_time(model: Path, tmp_path: Path) -> None:
+    detector = FakeDetector(found=6)
+    photo = tmp_path / "jhyap-hand.jpg"
+    check = _model_check(model, detector, [photo], clock=ticking_clock(0.180), runs=3)
+    assert check.status is Status.OK
+    assert check.summary == "loads and read 6 card corners in jhyap-hand.jpg: 180 ms per photo at 640 px"
+    assert check.details["ms_per_photo"] == pytest.approx(180.0)
+    assert detector.calls == 4  # one warm-up, three timed
+
+
+def test_model_that_finds_nothing_in_the_test_photo_is_suspicious(model: Path, tmp_path: Path) -> None:
+    check = _model_check(model, FakeDetector(found=0), [tmp_path / "hand.jpg"], clock=ticking_clock(0.1))
+    assert check.status is Status.WARN and "found no cards" in check.summary
+
+
+def test_model_without_test_photos_is_timed_on_a_blank_picture(model: Path) -> None:
+    check = _model_check(model, FakeDetector(found=0), [], clock=ticking_clock(0.05))
+    assert check.status is Status.OK and "ran on a blank picture" in check.summary
+
+
+def test_slow_model_is_a_warning_about_heat(model: Path) -> None:
+    check = _model_check(model, clock=ticking_clock(3.5))
+    assert (
+        check.status is Status.WARN and "3500 ms" in check.summary and "vcgencmd get_throttled" in check.fix
+    )
+
+
+def test_model_that_fails_on_a_picture_is_a_problem(model: Path) -> None:
+    check = _model_check(model, FakeDetector(fail=ValueError("output shape (1, 61, 8400) does not match")))
+    assert check.status is Status.FAIL and "(1, 61, 8400)" in check.summary
+
+
+# --- display ---
+
+
+def _sysfs(tmp_path: Path, connectors: dict[str, tuple[str, str]], touch: bool = True) -> dict[str, Path]:
+    drm, inputs, dev, x11 = tmp_path / "drm", tmp_path / "input", tmp_path / "dev", tmp_path / "x11"
+    for folder in (drm, inputs, dev / "dri", dev / "input", x11):
+        folder.mkdir(parents=True, exist_ok=True)
+    if connectors:
+        (dev / "dri" / "card1").write_text("")
+    for name, (status, mode) in connectors.items():
+        (drm / f"card1-{name}").mkdir()
+        (drm / f"card1-{name}" / "status").write_text(status + "\n")
+        (drm / f"card1-{name}" / "modes").write_text(mode + "\n" if mode else "")
+    devices = [("event0", "vc4-hdmi-0", "0")]  # the HDMI CEC remote: no touch
+    if touch:
+        # Goodix GT911 (Touch Display 2): abs bits 0 1 47 53 54 57 -> 0x260800000000003
+        devices.append(("event5", "generic ft5x06 (79)", "260800000000003"))
+    for event, name, abs_bits in devices:
+        folder = inputs / event / "device"
+        (folder / "capabilities").mkdir(parents=True)
+        (folder / "name").write_text(name + "\n")
+        (folder / "capabilities" / "abs").write_text(abs_bits + "\n")
+        (dev / "input" / event).write_text("")
+    return {"drm_root": drm, "input_root": inputs, "dev_root": dev, "x11_dir": x11}
+
+
+def test_kms_screen_with_touch_is_ok_and_reports_the_resolution(tmp_path: Path) -> None:
+    roots = _sysfs(tmp_path, {"DSI-1": ("connected", "720x1280"), "HDMI-A-1": ("disconnected", "")})
+    env = {"TABLETALLY_SESSION": "kms", "TABLETALLY_ROTATION": "90"}
+    check = check_display(env, **roots, can_open=lambda p: True)
+    assert check.status is Status.OK
+    assert (
+        check.summary
+        == "screen DSI-1 720x1280 on the KMS/DRM driver, rotated 90 degrees; touch: generic ft5x06 (79)"
+    )
+
+
+def test_no_screen_connected_is_a_problem_about_the_cable(tmp_path: Path) -> None:
+    roots = _sysfs(tmp_path, {"DSI-1": ("disconnected", ""), "HDMI-A-1": ("disconnected", "")})
+    check = check_display({}, **roots, can_open=lambda p: True)
+    assert check.status is Status.FAIL and check.summary == "no screen is connected" and "22-pin" in check.fix
+
+
+def test_no_drm_driver_points_at_config_txt(tmp_path: Path) -> None:
+    check = check_display({}, **_sysfs(tmp_path, {}))
+    assert check.status is Status.FAIL and "dtoverlay=vc4-kms-v3d" in check.fix
+
+
+def test_screen_without_touch_panel_is_a_warning(tmp_path: Path) -> None:
+    roots = _sysfs(tmp_path, {"HDMI-A-1": ("connected", "1920x1080")}, touch=False)
+    check = check_display({}, **roots, can_open=lambda p: True)
+    assert check.status is Status.WARN and "no touch panel" in check.summary
+
+
+def test_account_outside_the_video_group_is_told_how_to_join(tmp_path: Path) -> None:
+    roots = _sysfs(tmp_path, {"DSI-1": ("connected", "800x480")})
+    check = check_display({}, **roots, can_open=lambda p: False)
+    assert check.status is Status.FAIL and "usermod -aG video,render,input" in check.fix
+
+
+def test_desktop_session_without_a_running_desktop_is_a_problem(tmp_path: Path) -> None:
+    roots = _sysfs(tmp_path, {"DSI-1": ("connected", "800x480")})
+    env = {"TABLETALLY_SESSION": "desktop", "DISPLAY": ":0"}
+    check = check_display(env, **roots)
+    assert check.status is Status.FAIL and "do_boot_behaviour B4" in check.fix
+    (roots["x11_dir"] / "X0").write_text("")
+    assert check_display(env, **roots).status is Status.OK
+
+
+def test_laptop_desktop_is_ok(tmp_path: Path) -> None:
+    check = check_display({"WAYLAND_DISPLAY": "wayland-0"}, **_sysfs(tmp_path, {}))
+    assert check.status is Status.OK and "WAYLAND_DISPLAY=wayland-0" in check.summary
+
+
+# --- database ---
+
+
+def _db(folder: Path, rows: int = 2) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "tabletally.sqlite3"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, kind TEXT)")
+    con.executemany("INSERT INTO games (kind) VALUES (?)", [("seep",)] * rows)
+    con.commit()
+    con.close()
+    return path
+
+
+def test_healthy_database_is_ok_and_counts_games(tmp_path: Path) -> None:
+    _db(tmp_path / "data", rows=3)
+    check = check_database(tmp_path / "data")
+    assert (
+        check.status is Status.OK and "intact and writable" in check.summary and check.details["games"] == 3
+    )
+
+
+def test_no_database_yet_is_fine_when_the_folder_is_writable(tmp_path: Path) -> None:
+    check = check_database(tmp_path / "not-yet" / "data")
+    assert check.status is Status.OK and "creates" in check.summary
+
+
+def test_file_that_is_not_a_database_is_a_problem(tmp_path: Path) -> None:
+    (tmp_path / "tabletally.sqlite3").write_bytes(b"this is a shopping list, not a database" * 50)
+    check = check_database(tmp_path)
+    assert check.status is Status.FAIL and ".recover" in check.fix
+
+
+def test_damaged_database_is_found_by_the_integrity_check(tmp_path: Path) -> None:
+    path = _db(tmp_path, rows=500)
+    con = sqlite3.connect(path)
+    con.execute("CREATE INDEX games_kind ON games(kind)")
+    con.commit()
+    root_page = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'games_kind'").fetchone()[0]
+    page_size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    data = bytearray(path.read_bytes())
+    start = (root_page - 1) * page_size
+    data[start + 8 : start + page_size] = bytes(page_size - 8)  # wipe the index page's cells
+    path.write_bytes(bytes(data))
+    check = check_database(tmp_path)
+    assert check.status is Status.FAIL
+    assert "damaged" in check.summary or "not a readable" in check.summary
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write read-only files")
+def test_read_only_database_is_a_problem_about_ownership(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    path.chmod(0o444)
+    check = check_database(tmp_path)
+    assert check.status is Status.FAIL and "chown" in check.fix
+
+
+def test_busy_database_is_a_warning(tmp_path: Path) -> None:
+    path = _db(tmp_path)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        check = check_database(tmp_path)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert check.status is Status.WARN and "busy" in check.summary
+
+
+# --- disk ---
+
+
+def _usage(free_gb: float, total_gb: float = 32.0):
+    return lambda path: (int(total_gb * GB), int((total_gb - free_gb) * GB), int(free_gb * GB))
+
+
+def test_full_disk_is_a_problem(tmp_path: Path) -> None:
+    check = check_disk(tmp_path, _usage(0.05))
+    assert (
+        check.status is Status.FAIL
+        and "the disk is full" in check.summary
+        and "journalctl --vacuum" in check.fix
+    )
+
+
+def test_nearly_full_disk_is_a_warning(tmp_path: Path) -> None:
+    assert check_disk(tmp_path, _usage(0.5)).status is Status.WARN
+
+
+def test_roomy_disk_is_ok(tmp_path: Path) -> None:
+    check = check_disk(tmp_path / "data" / "not-created", _usage(20.0))
+    assert check.status is Status.OK and check.summary == f"20.0 GB free of 32.0 GB on {tmp_path}"
+
+
+# --- the command ---
+
+
+def _probes(
+    tmp_path: Path, cameras: list[Cam], detector: FakeDetector | None = None, free_gb: float = 20.0
+) -> Probes:
+    roots = _sysfs(tmp_path / "sys", {"DSI-1": ("connected", "800x480")})
+    det = detector or FakeDetector()
+    return Probes(
+        list_cameras=lambda: cameras,
+        load_detector=lambda path: det,
+        test_photos=lambda: [],
+        read_image=lambda path: None,
+        blank_image=lambda: "blank",
+        kiosk_running=lambda: False,
+        disk_usage=_usage(free_gb),
+        **roots,
+    )
+
+
+def _args(tmp_path: Path, *extra: str) -> argparse.Namespace:
+    from ui.cli import build_parser
+
+    return build_parser().parse_args(
+        ["doctor", "--env-file", str(tmp_path / "kiosk.env"), "--model", str(tmp_path / "cards.onnx"), *extra]
+    )
+
+
+def test_doctor_exits_1_and_says_what_is_wrong(tmp_path: Path, model: Path, capsys) -> None:
+    (tmp_path / "kiosk.env").write_text(f"TABLETALLY_DATA_DIR={tmp_path / 'data'}\nTABLETALLY_SESSION=kms\n")
+    probes = _probes(tmp_path, [NO_PI_CAM, NO_WEBCAM], free_gb=0.01)
+    status = doctor.run(_args(tmp_path), probes=probes, environ={})
+    out = capsys.readouterr().out
+    assert status == 1
+    assert out.startswith("TableTally doctor\n")
+    assert "PROBLEM  camera" in out and "PROBLEM  disk" in out and "ok       model" in out
+    assert "2 problem(s)" in out
+
+
+def test_doctor_exits_0_when_only_warnings(tmp_path: Path, model: Path, capsys) -> None:
+    (tmp_path / "kiosk.env").write_text(f"TABLETALLY_DATA_DIR={tmp_path / 'data'}\n")
+    status = doctor.run(_args(tmp_path), probes=_probes(tmp_path, [PI_CAM], free_gb=0.5), environ={})
+    assert status == 0
+    assert "No problems; 1 warning(s)" in capsys.readouterr().out
+
+
+def test_doctor_json_lists_every_check(tmp_path: Path, model: Path, capsys) -> None:
+    (tmp_path / "kiosk.env").write_text(f"TABLETALLY_DATA_DIR={tmp_path / 'data'}\n")
+    _db(tmp_path / "data")
+    status = doctor.run(_args(tmp_path, "--json"), probes=_probes(tmp_path, [PI_CAM]), environ={})
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0 and report["ok"] is True
+    assert [c["name"] for c in report["checks"]] == ["camera", "model", "display", "database", "disk"]
+    assert {c["status"] for c in report["checks"]} <= {"ok", "warning"}
+    database = next(c for c in report["checks"] if c["name"] == "database")
+    assert database["details"]["path"] == str(tmp_path / "data" / "tabletally.sqlite3")
+
+
+def test_doctor_uses_the_installed_kiosks_data_dir_unless_told_otherwise(tmp_path: Path) -> None:
+    (tmp_path / "kiosk.env").write_text(
+        "TABLETALLY_DATA_DIR=/var/lib/tabletally/data\nSDL_VIDEODRIVER=kmsdrm\n"
+    )
+    (tmp_path / "local.env").write_text("# mine\nTABLETALLY_DATA_DIR='/srv/games'\n")
+    env = kiosk_environment({}, tmp_path / "kiosk.env")
+    assert env["TABLETALLY_DATA_DIR"] == "/srv/games" and env["SDL_VIDEODRIVER"] == "kmsdrm"
+    assert (
+        kiosk_environment({"TABLETALLY_DATA_DIR": "/x"}, tmp_path / "kiosk.env")["TABLETALLY_DATA_DIR"]
+        == "/x"
+    )
+
+
+def test_doctor_skip_leaves_checks_out(tmp_path: Path, model: Path, capsys) -> None:
+    status = doctor.run(
+        _args(tmp_path, "--json", "--skip", "camera", "--skip", "display"),
+        probes=_probes(tmp_path, []),
+        environ={"TABLETALLY_DATA_DIR": str(tmp_path / "d")},
+    )
+    assert status == 0
+    assert [c["name"] for c in json.loads(capsys.readouterr().out)["checks"]] == ["model", "database", "disk"]
+
+
+def test_unknown_check_name_is_refused_by_the_command_line(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        cli_main(["doctor", "--skip", "printer"])
+    assert exit_info.value.code == 2
+    assert "unknown check 'printer'" in capsys.readouterr().err
+
+
+def test_a_check_that_is_not_ok_must_say_how_to_fix_it() -> None:
+    with pytest.raises(ValueError, match="disk"):
+        Check(CheckName.DISK, Status.WARN, "nearly full")
+    assert replace(Check(CheckName.DISK, Status.OK, "fine"), summary="still fine").status is Status.OK
+
+
+def test_doctor_runs_for_real_on_this_machine(tmp_path: Path, capsys) -> None:
+    """The real probes (vision's cameras and detector) run end to end and the report is complete."""
+    status = cli_main(
+        ["doctor", "--json", "--data-dir", str(tmp_path), "--env-file", str(tmp_path / "none.env")]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert status == (0 if report["ok"] else 1)
+    assert [c["name"] for c in report["checks"]] == ["camera", "model", "display", "database", "disk"]
+    assert all(c["status"] == "ok" or c["fix"] for c in report["checks"])
