@@ -171,18 +171,27 @@ def _jhyap_from_dict(data: dict[str, Any]) -> JhyapGame:
         game = JhyapGame(players, JhyapRules(**rules_kwargs), first_dealer, decks)
     rounds: list[JhyapRound] = []
     for number, raw in enumerate(_list(data["rounds"], "", "rounds"), 1):
-        where = f"round {number}"
-        obj = _object(raw, where, "the round")
-        _keys(obj, _ROUND_KEYS, _ROUND_KEYS, where, "the round")
-        caller = _string(obj["caller"], where, "caller")
-        hands_obj = _object(obj["hands"], where, "hands")
-        hands = {player: _cards(cards, where, f"{player}'s hand") for player, cards in hands_obj.items()}
-        with _context(where):
-            rounds.append(JhyapRound(caller, hands))
+        try:
+            rounds.append(_round(raw, f"round {number}"))
+        except LogError:
+            # Report a rule broken in an earlier round before this round's malformed entry.
+            with _context(""):
+                score_jhyap(replace(game, rounds=tuple(rounds)))
+            raise
     with _context(""):
         game = replace(game, rounds=tuple(rounds))
         score_jhyap(game)
     return game
+
+
+def _round(raw: object, where: str) -> JhyapRound:
+    obj = _object(raw, where, "the round")
+    _keys(obj, _ROUND_KEYS, _ROUND_KEYS, where, "the round")
+    caller = _string(obj["caller"], where, "caller")
+    hands_obj = _object(obj["hands"], where, "hands")
+    hands = {player: _cards(cards, where, f"{player}'s hand") for player, cards in hands_obj.items()}
+    with _context(where):
+        return JhyapRound(caller, hands)
 
 
 def _seep_from_dict(data: dict[str, Any]) -> SeepGame:
@@ -198,23 +207,30 @@ def _seep_from_dict(data: dict[str, Any]) -> SeepGame:
         game = SeepGame(teams, SeepRules(**rules_kwargs))  # type: ignore[arg-type]
     deals: list[SeepDeal] = []
     for number, raw in enumerate(_list(data["deals"], "", "deals"), 1):
-        where = f"deal {number}"
-        obj = _object(raw, where, "the deal")
-        _keys(obj, _DEAL_KEYS, _DEAL_REQUIRED, where, "the deal")
-        captured_obj = _object(obj["captured"], where, "captured")
-        captured = {
-            team: _cards(cards, where, f"team {team}'s cards") for team, cards in captured_obj.items()
-        }
-        sweeps = [
-            _sweep(raw_sweep, f"{where}: sweep {index}")
-            for index, raw_sweep in enumerate(_list(obj.get("sweeps", []), where, "sweeps"), 1)
-        ]
-        with _context(where):
-            deals.append(SeepDeal(captured, tuple(sweeps)))
+        try:
+            deals.append(_deal(raw, f"deal {number}"))
+        except LogError:
+            # Report a rule broken in an earlier deal before this deal's malformed entry.
+            with _context(""):
+                score_seep(replace(game, deals=tuple(deals)))
+            raise
     with _context(""):
         game = replace(game, deals=tuple(deals))
         score_seep(game)
     return game
+
+
+def _deal(raw: object, where: str) -> SeepDeal:
+    obj = _object(raw, where, "the deal")
+    _keys(obj, _DEAL_KEYS, _DEAL_REQUIRED, where, "the deal")
+    captured_obj = _object(obj["captured"], where, "captured")
+    captured = {team: _cards(cards, where, f"team {team}'s cards") for team, cards in captured_obj.items()}
+    sweeps = [
+        _sweep(raw_sweep, f"{where}: sweep {index}")
+        for index, raw_sweep in enumerate(_list(obj.get("sweeps", []), where, "sweeps"), 1)
+    ]
+    with _context(where):
+        return SeepDeal(captured, tuple(sweeps))
 
 
 def _sweep(raw: object, where: str) -> Sweep:

@@ -432,3 +432,18 @@ def test_log_errors_are_scorer_errors_chained_to_the_rule_error() -> None:
         game_from_dict(with_changes(JHYAP, ("rounds", 0, "caller"), "Asha"))
     assert isinstance(info.value, ScorerError)
     assert isinstance(info.value.__cause__, JhyapError)
+
+
+def test_errors_are_reported_in_round_order_whatever_their_kind() -> None:
+    data = _later_round_log()
+    data["rounds"][0]["caller"] = "Asha"  # round 1 breaks the call limit...
+    data["rounds"][2]["hands"]["Chandra"] = ["XX"]  # ...and round 3 has a bad code
+    with pytest.raises(LogError, match=r"^round 1: caller Asha's hand totals 13"):
+        game_from_dict(data)
+    data = copy.deepcopy(SEEP)
+    data["deals"] = [{"captured": {"A": ["JK"]}}, {"captured": {"A": ["??"]}}]
+    with pytest.raises(LogError, match="^deal 1: team A captured a joker"):
+        game_from_dict(data)
+    data["deals"][0] = {"captured": {"A": ["AS"]}}
+    with pytest.raises(LogError, match=r"^deal 2: team A's cards: unknown card code '\?\?'"):
+        game_from_dict(data)
