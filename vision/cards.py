@@ -24,6 +24,10 @@ from vision.types import Box, DetectedCard, Detection, box_center, box_size
 class PairingRules:
     """Geometry and confidence thresholds for turning corners into cards.
 
+    The defaults were measured on 400 synthetic scenes of 16 deck designs (models.scenes, true corner
+    boxes as detections): the corners of one card lie 1.95 to 7.96 corner sizes apart (median 4.15)
+    and differ in size by at most 1.3x; with these defaults every scene's cards were counted exactly.
+
     ``min_ratio``..``max_ratio`` bound the distance between the two corner centres of one card, in corner
     sizes (``expected_ratio`` is the typical value, used to pick the best partner); ``max_size_ratio``
     bounds how much the two corner boxes of one card may differ in size; ``max_corners`` is how many
@@ -32,10 +36,10 @@ class PairingRules:
     ``compete_ratio`` times the corner's own confidence.
     """
 
-    min_ratio: float = 2.5
+    min_ratio: float = 1.8
     max_ratio: float = 9.0
-    expected_ratio: float = 5.0
-    max_size_ratio: float = 1.6
+    expected_ratio: float = 4.5
+    max_size_ratio: float = 1.5
     uncertain_below: float = 0.5
     compete_ratio: float = 0.5
     max_corners: int = 4
@@ -221,14 +225,15 @@ def _card_distance(a: DetectedCard, b: DetectedCard) -> float:
 
 
 def group_into_hands(
-    cards: Sequence[DetectedCard], n_groups: int | None = None, link: float = 7.0
+    cards: Sequence[DetectedCard], n_groups: int | None = None, link: float = 5.0
 ) -> list[list[int]]:
     """Cluster cards by where they lie: each cluster is one player's hand (lists of card indices).
 
     Single linkage on the distance between the cards' nearest corners. Without ``n_groups`` two cards
-    are in the same hand when a chain of cards joins them with no gap over ``link`` corner sizes (a hand
-    spread on the table has neighbouring corners a card's width apart, about 4-5 corner sizes; separate
-    hands lie further apart). With ``n_groups`` the cards are cut into exactly that many clusters (the
+    are in the same hand when a chain of cards joins them with no gap over ``link`` corner sizes: in a
+    fanned or overlapping hand the nearest corner of the next card is 1.4 corner sizes away (median;
+    95% under 3.8, measured on synthetic scenes), so hands laid about a card's width apart separate.
+    With ``n_groups`` the cards are cut into exactly that many clusters (the
     widest gaps are cut), or one per card if there are fewer cards. Groups come in order of their first
     card; indices within a group ascend.
     """
