@@ -20,7 +20,18 @@ from scorer.jhyap import (
     hand_value,
     score_jhyap,
 )
-from scorer.log import dumps, game_from_dict, game_to_dict, loads, replay, replay_text, score, state_to_dict
+from scorer.log import (
+    deal_from_dict,
+    dumps,
+    game_from_dict,
+    game_to_dict,
+    loads,
+    replay,
+    replay_text,
+    round_from_dict,
+    score,
+    state_to_dict,
+)
 from scorer.seep import (
     POINT_CARDS,
     Baazi,
@@ -71,6 +82,7 @@ __all__ = [
     "card_value",
     "check_deal",
     "check_round",
+    "deal_from_dict",
     "doubled_cards",
     "dumps",
     "game_from_dict",
@@ -81,6 +93,7 @@ __all__ = [
     "parse_cards",
     "replay",
     "replay_text",
+    "round_from_dict",
     "score",
     "score_jhyap",
     "score_seep",

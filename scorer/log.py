@@ -42,6 +42,8 @@ __all__ = [
     "loads",
     "replay",
     "replay_text",
+    "round_from_dict",
+    "deal_from_dict",
     "score",
     "state_to_dict",
 ]
@@ -243,6 +245,19 @@ def _sweep(raw: object, where: str) -> Sweep:
     if isinstance(raw_when, str) and raw_when in _SWEEP_WHEN:
         return Sweep(team, _SWEEP_WHEN[raw_when])
     raise LogError(f'{where}: "when" must be "first", "last" or absent, got {_describe(raw_when)}')
+
+
+def round_from_dict(data: object, number: int = 1) -> JhyapRound:
+    """One Jhyap round entry of a log (``{"caller": ..., "hands": {...}}``), parsed but not checked
+    against any game; ``number`` only labels messages. Use :func:`scorer.jhyap.check_round` to check
+    it as the next round of a game. Raises :class:`LogError`."""
+    return _round(data, f"round {number}")
+
+
+def deal_from_dict(data: object, number: int = 1) -> SeepDeal:
+    """One Seep deal entry of a log, parsed but not checked against any game; ``number`` only labels
+    messages. Use :func:`scorer.seep.check_deal` to check it as the next deal. Raises :class:`LogError`."""
+    return _deal(data, f"deal {number}")
 
 
 def game_from_dict(data: object) -> Game:

@@ -447,3 +447,30 @@ def test_errors_are_reported_in_round_order_whatever_their_kind() -> None:
     data["deals"][0] = {"captured": {"A": ["AS"]}}
     with pytest.raises(LogError, match=r"^deal 2: team A's cards: unknown card code '\?\?'"):
         game_from_dict(data)
+
+
+def test_a_single_round_entry_is_parsed_for_checking_against_a_game() -> None:
+    from scorer.jhyap import check_round
+    from scorer.log import round_from_dict
+
+    game = game_from_dict(_later_round_log()).without_last_round()  # Asha is out after round 2
+    assert isinstance(game, JhyapGame)
+    entry = {"caller": "Chandra", "hands": {"Bikash": ["2S"], "Chandra": ["AC"]}}
+    check_round(game, round_from_dict(entry, 3))
+    with pytest.raises(LogError, match=r"^round 3: Chandra's hand: unknown card code 'QQ'"):
+        round_from_dict({"caller": "Chandra", "hands": {"Chandra": ["QQ"]}}, 3)
+    with pytest.raises(LogError, match=r"^round 1: unknown key 'x' in the round"):
+        round_from_dict({"caller": "A", "hands": {}, "x": 1})
+
+
+def test_a_single_deal_entry_is_parsed_for_checking_against_a_game() -> None:
+    from scorer.log import deal_from_dict
+    from scorer.seep import check_deal
+
+    game = game_from_dict(SEEP)
+    assert isinstance(game, SeepGame)
+    deal = deal_from_dict({"captured": {"B": ["KS"]}, "sweeps": [{"team": "B", "when": "last"}]}, 2)
+    check_deal(game, deal)
+    assert deal.sweeps[0].when is SweepWhen.LAST
+    with pytest.raises(LogError, match=r'^deal 2: sweep 1: "when" must be'):
+        deal_from_dict({"captured": {"B": []}, "sweeps": [{"team": "B", "when": 1}]}, 2)
