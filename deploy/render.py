@@ -144,6 +144,8 @@ def render_env(settings: KioskSettings) -> str:
             "# No desktop: SDL drives the screen through KMS/DRM and reads keys/touch from /dev/input.",
             "SDL_VIDEODRIVER=kmsdrm",
             "KIVY_GL_BACKEND=sdl2",
+            "# Touch reaches Kivy through its mtdev/hidinput reader: SDL must not also make clicks of it.",
+            "SDL_TOUCH_MOUSE_EVENTS=0",
         ]
     else:
         lines += [
@@ -190,6 +192,7 @@ def render_unit(settings: KioskSettings, template: str | None = None) -> str:
         "ENV_FILE": str(settings.env_file),
         "LOCAL_ENV_FILE": str(settings.local_env_file),
         "SESSION": settings.session.value,
+        "KIOSK_ARGS": " --size portrait" if settings.display is Display.TD2_PORTRAIT else "",
         "DOC": f"file://{HERE / 'README.md'}",
         "SESSION_UNIT": unit_extra,
         "SESSION_SERVICE": service_extra,

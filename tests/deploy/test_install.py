@@ -42,7 +42,7 @@ def test_dry_run_prints_the_whole_plan_and_changes_nothing(fake_pi, user) -> Non
         f"would write: {root}/etc/tabletally/kiosk.env (mode 0644, owner root:root)",
         "    | TABLETALLY_DATA_DIR=/var/lib/tabletally/data",
         f"would write: {root}/etc/systemd/system/tabletally-kiosk.service (mode 0644, owner root:root)",
-        "    | ExecStart=/opt/tabletally/venv/bin/tabletally kiosk",
+        "    | ExecStart=/opt/tabletally/venv/bin/tabletally kiosk --fullscreen",
         "    | KillSignal=SIGINT",
         "would run: systemctl daemon-reload",
         "would run: systemctl enable tabletally-kiosk.service",
@@ -138,7 +138,8 @@ def test_install_sets_up_everything_in_the_fake_root(fake_pi, user) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     p = fake_pi.path
     unit = p("/etc/systemd/system/tabletally-kiosk.service").read_text()
-    assert "ExecStart=/opt/tabletally/venv/bin/tabletally kiosk" in unit and f"User={user}" in unit
+    assert "ExecStart=/opt/tabletally/venv/bin/tabletally kiosk --fullscreen" in unit
+    assert f"User={user}" in unit
     env = p("/etc/tabletally/kiosk.env").read_text()
     assert "TABLETALLY_DISPLAY=td2-landscape" in env and "TABLETALLY_ROTATION=90" in env
     assert f"numpy=={numpy.__version__}" in p("/opt/tabletally/constraints.txt").read_text().splitlines()

@@ -124,7 +124,7 @@ def test_unit_restarts_the_kiosk_stops_it_gently_and_keeps_data_and_logs(
     lines = set(render_unit(_settings(venv, session)).splitlines())
     assert {
         "User=pi",
-        f"ExecStart={venv}/bin/tabletally kiosk",
+        f"ExecStart={venv}/bin/tabletally kiosk --fullscreen",
         "Restart=always",
         "KillSignal=SIGINT",
         "KillMode=mixed",
@@ -138,3 +138,18 @@ def test_unit_restarts_the_kiosk_stops_it_gently_and_keeps_data_and_logs(
     assert not any("@" in line and line.count("@") >= 2 for line in lines if not line.startswith("#")), (
         "an unreplaced @PLACEHOLDER@ is left"
     )
+
+
+def test_portrait_touch_display_2_asks_the_kiosk_for_its_portrait_layout(venv: Path) -> None:
+    portrait = render_unit(_settings(venv, Session.KMS, Display.TD2_PORTRAIT))
+    assert f"ExecStart={venv}/bin/tabletally kiosk --fullscreen --size portrait" in portrait.splitlines()
+    landscape = render_unit(_settings(venv, Session.KMS, Display.TD2_LANDSCAPE))
+    assert f"ExecStart={venv}/bin/tabletally kiosk --fullscreen" in landscape.splitlines()
+
+
+def test_unit_starts_the_kiosk_command_that_exists() -> None:
+    """The unit's ExecStart options are options `tabletally kiosk` really has."""
+    from ui.cli import build_parser
+
+    args = build_parser().parse_args(["kiosk", "--fullscreen", "--size", "portrait"])
+    assert args.fullscreen is True and args.size == "portrait"
