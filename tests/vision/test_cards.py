@@ -276,7 +276,8 @@ def test_hands_are_recovered_from_synthetic_tables_when_their_number_is_known() 
     # The synthetic tables often let hands touch or overlap, which no position rule can split; this
     # pins the measured rate (single linkage cut into the known number of hands) against regressions.
     def visible_hands(scene: dict) -> list[list[str]]:  # hands as far as their corners show
-        return sorted(h for h in (sorted(c for c in hand if c in scene["cards"]) for hand in scene["hands"]) if h)
+        shown = (sorted(c for c in hand if c in scene["cards"]) for hand in scene["hands"])
+        return sorted(hand for hand in shown if hand)
 
     tables = [s for s in SYNTHETIC if len(visible_hands(s)) > 1]
     right = 0

@@ -226,3 +226,10 @@ def test_a_box_cut_by_a_crop_edge_is_dropped(make_model: Callable[..., Path]) ->
     dets = CardDetector(model, tiles=2).detect(table_photo(1000, 1000))
     # The whole photo and the two right-hand crops keep it; the two left-hand crops cut it and drop it.
     assert all(d.box[2] == pytest.approx(1000, abs=1) for d in dets) and len(dets) == 3
+
+
+def test_a_corrupt_ultralytics_model_is_a_clear_model_error(tmp_path: Path) -> None:
+    pytest.importorskip("ultralytics")
+    (tmp_path / "cards.pt").write_bytes(b"not a torch checkpoint" * 8)
+    with pytest.raises(ModelError, match=r"cards\.pt is not a valid Ultralytics model"):
+        CardDetector(tmp_path / "cards.pt", backend="ultralytics").load()
