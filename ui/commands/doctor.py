@@ -322,9 +322,9 @@ def touch_panels(input_root: Path) -> list[tuple[str, str]]:
 
 NO_SCREEN_FIX = (
     "Power off and check the display cable: the official touchscreens use the ribbon on the DSI/DISP port "
-    "(a Pi 5 needs the narrow 22-pin cable) and also need power (pogo pins or the 5 V/GND wires). "
+    "(a Pi 5 needs the narrow 22-pin cable) and their power lead on the 5 V and GND pins. "
     "Raspberry Pi OS finds them automatically (display_auto_detect=1 in /boot/firmware/config.txt); "
-    "`kmsprint` lists what the kernel sees."
+    "`grep . /sys/class/drm/card*-*/status` lists what the kernel sees."
 )
 
 
