@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
@@ -28,6 +29,7 @@ MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_ONNX = MODELS_DIR / "cards.onnx"
 DEFAULT_PT = MODELS_DIR / "cards.pt"
 CLASSES_FILE = "classes.json"
+MODEL_ENV = "TABLETALLY_MODEL"  # overrides the default ONNX model (as `tabletally doctor` does)
 PAD_VALUE = 114
 TILE_OVERLAP = 0.2
 
@@ -269,10 +271,11 @@ def _metadata_names(raw: str | None) -> Any:
 class CardDetector:
     """Finds card corner indices in BGR photos.
 
-    ``backend="onnx"`` (default) runs ``models/cards.onnx`` with ONNX Runtime on ``threads`` intra-op
-    threads; ``backend="ultralytics"`` runs ``models/cards.pt`` with Ultralytics (needs torch) and the
-    same post-processing, to check that both agree. The model is loaded on first use (or by ``load()``);
-    a missing, corrupt or unsuitable model raises :class:`ModelError` naming the file.
+    ``backend="onnx"`` (default) runs ``models/cards.onnx`` (or ``$TABLETALLY_MODEL``) with ONNX Runtime
+    on ``threads`` intra-op threads; ``backend="ultralytics"`` runs ``models/cards.pt`` with Ultralytics
+    (needs torch) and the same post-processing, to check that both agree. The model is loaded on first
+    use (or by ``load()``); a missing, corrupt or unsuitable model raises :class:`ModelError` naming the
+    file.
 
     ``tiles=N`` (N >= 2) also runs the model on an N x N grid of overlapping crops, so that small corners
     in a large photo are seen at full resolution, at N * N + 1 times the cost.
@@ -293,8 +296,10 @@ class CardDetector:
             self.backend = Backend(backend)
         except ValueError:
             raise ModelError(f"unknown backend {backend!r}: use onnx or ultralytics") from None
-        if model_path is None:
-            model_path = DEFAULT_ONNX if self.backend is Backend.ONNX else DEFAULT_PT
+        if model_path is None and self.backend is Backend.ONNX:
+            model_path = os.environ.get(MODEL_ENV) or DEFAULT_ONNX
+        elif model_path is None:
+            model_path = DEFAULT_PT
         self.model_path = Path(model_path)
         if not 0.0 < conf < 1.0:
             raise ValueError(f"conf must lie between 0 and 1, got {conf}")

@@ -193,8 +193,11 @@ def test_bad_detector_settings_are_refused() -> None:
         CardDetector(imgsz=100)
 
 
-def test_the_default_models_are_the_shipped_files() -> None:
+def test_the_default_models_are_the_shipped_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TABLETALLY_MODEL", raising=False)
     assert CardDetector().model_path.name == "cards.onnx"
+    monkeypatch.setenv("TABLETALLY_MODEL", "/srv/other.onnx")
+    assert CardDetector().model_path == Path("/srv/other.onnx")
     assert CardDetector(backend="ultralytics").model_path.name == "cards.pt"
 
 

@@ -1,0 +1,154 @@
+"""Card-level accuracy of the runtime on photos with known cards, to choose settings by measurement.
+
+    python -m vision.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
+                              [--tiles 1 2] [--limit N]
+
+For every model and tiling given it reads each photo with the whole pipeline (detector, corner pairing,
+hands) and compares the physical cards with the truth as multisets of codes: cards right, extra and
+missing, photos read exactly, how many of the wrong cards were marked uncertain, photos whose hands
+came out right (when the truth has hands and the cards were exact), and the median ms per photo.
+
+The truth is a JSON list of ``{"image", "cards", "hands"}`` (or ``{"photos": [...]}``), or JSON lines
+as written by ``models.synth`` (``datasets/synth/truth/val.jsonl``, photos in ``images/val``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vision.camera import DEMO_DIR
+from vision.detector import DEFAULT_ONNX, CardDetector
+from vision.pipeline import read_cards
+from vision.types import VisionError
+
+
+def load_truth(path: Path) -> list[dict[str, Any]]:
+    """The truth entries of a truth file (see the module doc); each has "image" and "cards"."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError:
+        data = [json.loads(line) for line in text.splitlines() if line.strip()]
+    if isinstance(data, dict):
+        data = data.get("photos") or data.get("images") or [{"image": k, **v} for k, v in data.items()]
+    entries = [e for e in data if isinstance(e, dict) and "image" in e and "cards" in e]
+    if not entries:
+        raise ValueError(f"{path}: no entries with 'image' and 'cards'")
+    return entries
+
+
+def default_photo_dir(truth: Path) -> Path:
+    """Photos lie next to the truth file, or in ../images/<split> for a models.synth dataset."""
+    synth = truth.parent.parent / "images" / truth.stem
+    return synth if truth.parent.name == "truth" and synth.is_dir() else truth.parent
+
+
+@dataclass
+class Score:
+    right: int = 0
+    extra: int = 0
+    missing: int = 0
+    exact: int = 0
+    photos: int = 0
+    wrong_doubted: int = 0
+    hands_right: int = 0
+    hands_checked: int = 0
+    failed: int = 0
+
+    def add(self, entry: dict[str, Any], reading: Any) -> None:
+        got, want = Counter(reading.codes), Counter(entry["cards"])
+        self.photos += 1
+        self.right += sum((got & want).values())
+        self.extra += sum((got - want).values())
+        self.missing += sum((want - got).values())
+        exact = got == want
+        self.exact += exact
+        left = Counter(want)
+        for card in reading.cards:
+            if left[card.code] > 0:
+                left[card.code] -= 1
+            else:
+                self.wrong_doubted += card.uncertain
+        hands = sorted(
+            h for h in (sorted(c for c in hand if c in want) for hand in entry.get("hands") or []) if h
+        )
+        if exact and len(hands) > 1:
+            self.hands_checked += 1
+            found = sorted(sorted(reading.cards[i].code for i in hand) for hand in reading.hands)
+            self.hands_right += found == hands
+
+
+def evaluate(
+    entries: list[dict[str, Any]], photos: Path, detector: CardDetector, known_hands: bool
+) -> tuple[Score, list[float]]:
+    score, times = Score(), []
+    for entry in entries:
+        hands = [h for h in entry.get("hands") or [] if h]
+        try:
+            reading = read_cards(
+                photos / entry["image"], detector, n_hands=len(hands) if known_hands and hands else None
+            )
+        except VisionError as exc:
+            print(f"  {entry['image']}: {exc}", file=sys.stderr)
+            score.failed += 1
+            continue
+        score.add(entry, reading)
+        times.append(reading.ms)
+    return score, times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--truth", type=Path, default=DEMO_DIR / "truth.json", help="truth file")
+    parser.add_argument("--photos", type=Path, help="photo folder (default: next to the truth)")
+    parser.add_argument(
+        "--model", type=Path, nargs="+", default=[DEFAULT_ONNX], help="ONNX models to compare"
+    )
+    parser.add_argument(
+        "--tiles", type=int, nargs="+", default=[1, 2], help="tilings to compare (default 1 2)"
+    )
+    parser.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default 0.25)")
+    parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
+    parser.add_argument("--limit", type=int, help="only the first N photos")
+    args = parser.parse_args(argv)
+    try:
+        entries = load_truth(args.truth)[: args.limit]
+    except (OSError, ValueError) as exc:
+        print(f"vision.evaluate: {exc}", file=sys.stderr)
+        return 1
+    photos = args.photos or default_photo_dir(args.truth)
+    print(f"{len(entries)} photos from {photos}; truth {args.truth}")
+    header = (
+        f"{'model':24} {'imgsz':>5} {'tiles':>5} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} "
+        f"{'doubted':>8} {'hands':>7} {'ms':>7}"
+    )
+    print(header)
+    for model in args.model:
+        for tiles in args.tiles:
+            detector = CardDetector(model, tiles=tiles, conf=args.conf)
+            try:
+                detector.load()
+            except VisionError as exc:
+                print(f"vision.evaluate: {exc}", file=sys.stderr)
+                return 1
+            s, times = evaluate(entries, photos, detector, args.known_hands)
+            total = s.right + s.missing
+            wrong = s.extra
+            print(
+                f"{model.name[:24]:24} {detector.imgsz:>5} {tiles:>5} {s.right / max(total, 1):>6.1%} "
+                f"{s.extra:>6} {s.missing:>5} {f'{s.exact}/{s.photos}':>9} {f'{s.wrong_doubted}/{wrong}':>8} "
+                f"{f'{s.hands_right}/{s.hands_checked}':>7} {statistics.median(times) if times else 0:>7.1f}",
+                flush=True,
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
