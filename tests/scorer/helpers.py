@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scorer.cards import ALL_CARDS, Card, parse_cards
 from scorer.jhyap import JhyapGame, JhyapRound, card_value
-from scorer.seep import SeepDeal
+from scorer.seep import POINT_CARDS, SeepDeal, Sweep, SweepWhen, seep_card_points
 
 
 def hand(codes: str) -> tuple[Card, ...]:
@@ -45,8 +45,6 @@ def play(game: JhyapGame, *rounds: tuple[str, dict[str, int]]) -> JhyapGame:
 
 def point_cards_worth(points: int) -> tuple[Card, ...]:
     """Distinct Seep point cards worth exactly ``points`` (0-100)."""
-    from scorer.seep import POINT_CARDS, seep_card_points
-
     pool = sorted(POINT_CARDS, key=seep_card_points, reverse=True)
     cards: list[Card] = []
     remaining = points
@@ -61,8 +59,6 @@ def point_cards_worth(points: int) -> tuple[Card, ...]:
 def seep_deal(a_points: int, *sweeps: tuple[str, str]) -> SeepDeal:
     """A deal in which team A captured point cards worth ``a_points`` (B the rest), with sweeps
     given as (team, when) pairs, when being "first", "normal" or "last"."""
-    from scorer.seep import Sweep, SweepWhen
-
     return SeepDeal(
         {"A": point_cards_worth(a_points)}, tuple(Sweep(team, SweepWhen(when)) for team, when in sweeps)
     )
