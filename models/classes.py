@@ -1,0 +1,58 @@
+"""The 53 card classes of the model, in the order of the shipped ``classes.json``.
+
+Order: for each suit S, H, D, C the ranks A, 2..10, J, Q, K, then the joker ``JK``. This is the same order
+as ``scorer.cards.CARD_CODES``; a test checks that the two agree whenever the scorer provides it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+JOKER = "JK"
+CLASS_CODES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS) + (JOKER,)
+CLASS_INDEX: dict[str, int] = {code: i for i, code in enumerate(CLASS_CODES)}
+
+MODELS_DIR = Path(__file__).resolve().parent
+CLASSES_JSON = MODELS_DIR / "classes.json"
+
+
+def rank_of(code: str) -> str:
+    """The rank part of a card code (``"10H"`` -> ``"10"``); the joker's rank is ``"JK"``."""
+    if code not in CLASS_INDEX:
+        raise ValueError(f"unknown card code {code!r}; expected one of {', '.join(CLASS_CODES)}")
+    return code if code == JOKER else code[:-1]
+
+
+def suit_of(code: str) -> str:
+    """The suit letter of a card code (``"10H"`` -> ``"H"``); the joker has suit ``""``."""
+    if code not in CLASS_INDEX:
+        raise ValueError(f"unknown card code {code!r}; expected one of {', '.join(CLASS_CODES)}")
+    return "" if code == JOKER else code[-1]
+
+
+def write_classes_json(path: Path = CLASSES_JSON) -> Path:
+    """Write the class list (index -> code) as JSON, the file shipped next to the ONNX model."""
+    payload = {
+        "format": "tabletally-card-classes/1",
+        "labels": "printed corner index (rank + suit pip) of a face-up card; one box per visible corner",
+        "names": list(CLASS_CODES),
+    }
+    path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def load_class_names(path: Path = CLASSES_JSON) -> list[str]:
+    """Read the class names from a ``classes.json`` written by :func:`write_classes_json`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"class list not found: {path}") from exc
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"class list {path} is not valid JSON: {exc}") from exc
+    names = data.get("names") if isinstance(data, dict) else None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"class list {path} has no 'names' list of strings")
+    return names

@@ -1,0 +1,393 @@
+"""Measure the shipped card model: ``python -m models.evaluate [--data datasets/synth] [--out models/eval]``.
+
+Prints and writes ``OUT/report.md`` and ``OUT/report.json`` with:
+
+* held-out synthetic designs (the ``val`` split of a dataset from :mod:`models.synth`): mAP50 and mAP50-95
+  (Ultralytics validation of ``cards.pt``), the exact-hand rate (per image, the set of cards read by the ONNX
+  model equals the truth; the corners of one card count once) and per-class precision/recall of the worst
+  classes;
+* real photos (``../shared/realcards``): card accuracy (top detection's code vs the truth) on
+  ``ivr_edinburgh`` and ``kaggle_cards53``, and on ``edje_pinochle/train`` the rank recall (a detection of the
+  right rank centred inside the labelled card) and false detections per image;
+* ONNX Runtime time per image with two threads.
+
+Real photos are read in place; failure pictures go to ``runs/eval_failures/`` (outside git).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.classes import CLASSES_JSON, MODELS_DIR, rank_of
+from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
+
+REPO = MODELS_DIR.parent
+DEFAULT_REAL = REPO.parent / "shared" / "realcards"
+DEFAULT_OUT = MODELS_DIR / "eval"
+FAILURES = REPO / "runs" / "eval_failures"
+PINOCHLE_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+
+TARGETS = {
+    "synthetic_map50": 0.98,
+    "synthetic_exact_hand_rate": 0.95,
+    "ivr_edinburgh_card_accuracy": 0.90,
+    "edje_pinochle_rank_recall": 0.90,
+}
+
+
+class EvalError(RuntimeError):
+    """An input needed for the evaluation is missing or malformed."""
+
+
+@dataclass
+class SyntheticResult:
+    images: int = 0
+    map50: float | None = None
+    map50_95: float | None = None
+    exact_hand_rate: float = 0.0
+    exact_by_kind: dict[str, float] = field(default_factory=dict)
+    card_precision: float = 0.0
+    card_recall: float = 0.0
+    worst_classes: list[dict[str, object]] = field(default_factory=list)
+
+
+@dataclass
+class RealResult:
+    name: str
+    images: int
+    metric: str
+    value: float
+    details: dict[str, object] = field(default_factory=dict)
+
+
+def _read(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise EvalError(f"cannot read image {path}")
+    return img
+
+
+def _draw(img: np.ndarray, dets: list[Detection], title: str) -> np.ndarray:
+    out = img.copy()
+    for d in dets:
+        cv2.rectangle(out, (int(d.x0), int(d.y0)), (int(d.x1), int(d.y1)), (0, 255, 0), 1)
+        cv2.putText(
+            out, f"{d.code} {d.score:.2f}", (int(d.x0), max(10, int(d.y0) - 2)), 0, 0.4, (0, 255, 255), 1
+        )
+    cv2.putText(out, title, (4, out.shape[0] - 6), 0, 0.45, (255, 0, 255), 1)
+    return out
+
+
+def ultralytics_map(
+    weights: Path, data_yaml: Path, imgsz: int
+) -> tuple[float, float, list[dict[str, object]]]:
+    """mAP50, mAP50-95 and per-class (precision, recall, AP50) of the val split, by Ultralytics."""
+    from models.train import offline_environment
+
+    offline_environment()
+    from ultralytics import YOLO
+    from ultralytics.utils import torch_utils
+
+    torch_utils.NUM_THREADS = 2
+    model = YOLO(str(weights))
+    m = model.val(
+        data=str(data_yaml),
+        imgsz=imgsz,
+        split="val",
+        plots=False,
+        verbose=False,
+        device="cpu",
+        batch=8,
+        workers=1,
+    )
+    per_class = []
+    for i, c in enumerate(m.box.ap_class_index):
+        per_class.append(
+            {
+                "class": model.names[int(c)],
+                "precision": round(float(m.box.p[i]), 4),
+                "recall": round(float(m.box.r[i]), 4),
+                "ap50": round(float(m.box.ap50[i]), 4),
+            }
+        )
+    return float(m.box.map50), float(m.box.map), per_class
+
+
+def eval_synthetic(
+    det: OnnxCardDetector, data: Path, conf: float, limit: int | None, weights: Path | None
+) -> SyntheticResult:
+    truth_file = data / "truth" / "val.jsonl"
+    if not truth_file.is_file():
+        raise EvalError(f"no held-out truth at {truth_file}: python -m models.synth --out {data} first")
+    rows = [json.loads(line) for line in truth_file.read_text().splitlines() if line.strip()]
+    if limit:
+        rows = rows[:limit]
+    res = SyntheticResult(images=len(rows))
+    exact, by_kind = 0, Counter()
+    kinds = Counter()
+    tp = fp = fn = 0
+    FAILURES.mkdir(parents=True, exist_ok=True)
+    shown = 0
+    for row in rows:
+        img = _read(data / "images" / "val" / row["image"])
+        dets = det.detect(img, conf=conf)
+        got, want = set(cards_read(dets)), set(row["cards"])
+        kinds[row["kind"]] += 1
+        if got == want:
+            exact += 1
+            by_kind[row["kind"]] += 1
+        elif shown < 12:
+            shown += 1
+            title = f"missed {sorted(want - got)} extra {sorted(got - want)}"
+            cv2.imwrite(str(FAILURES / f"synth_{row['image']}"), _draw(img, dets, title))
+        tp += len(got & want)
+        fp += len(got - want)
+        fn += len(want - got)
+    res.exact_hand_rate = exact / max(1, len(rows))
+    res.exact_by_kind = {k: round(by_kind[k] / n, 4) for k, n in sorted(kinds.items())}
+    res.card_precision = tp / max(1, tp + fp)
+    res.card_recall = tp / max(1, tp + fn)
+    if weights is not None and weights.is_file():
+        res.map50, res.map50_95, per_class = ultralytics_map(weights, data / "data.yaml", det.size)
+        res.worst_classes = sorted(per_class, key=lambda c: (c["ap50"], c["recall"]))[:8]
+    return res
+
+
+def _manifest(real: Path) -> list[dict[str, object]]:
+    path = real / "manifest.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise EvalError(f"real photo manifest not found: {path}") from exc
+    images = data.get("images")
+    if not isinstance(images, list):
+        raise EvalError(f"{path} has no 'images' list")
+    return images
+
+
+def eval_single_card(det: OnnxCardDetector, real: Path, folder: str, conf: float) -> RealResult:
+    rows = [r for r in _manifest(real) if str(r["file"]).startswith(folder + "/") and r.get("cards")]
+    correct = rank_ok = none = 0
+    confusion: Counter[str] = Counter()
+    shown = 0
+    for row in rows:
+        img = _read(real / str(row["file"]))
+        truth = row["cards"][0]
+        dets = det.detect(img, conf=conf)
+        top = dets[0].code if dets else None
+        if top is None:
+            none += 1
+        if top == truth:
+            correct += 1
+        else:
+            confusion[f"{truth}->{top}"] += 1
+            if shown < 8:
+                shown += 1
+                cv2.imwrite(
+                    str(FAILURES / f"{folder}_{Path(str(row['file'])).name}"),
+                    _draw(img, dets, f"truth {truth} top {top}"),
+                )
+        if top is not None and rank_of(top) == rank_of(truth):
+            rank_ok += 1
+    n = max(1, len(rows))
+    return RealResult(
+        folder,
+        len(rows),
+        "card accuracy (top detection)",
+        correct / n,
+        {
+            "rank_accuracy": round(rank_ok / n, 4),
+            "no_detection": none,
+            "most_common_errors": confusion.most_common(8),
+        },
+    )
+
+
+def eval_pinochle(det: OnnxCardDetector, real: Path, conf: float) -> RealResult:
+    rows = [r for r in _manifest(real) if str(r["file"]).startswith("edje_pinochle/train/")]
+    total = found = false_outside = wrong_rank = 0
+    shown = 0
+    for row in rows:
+        img = _read(real / str(row["file"]))
+        dets = det.detect(img, conf=conf)
+        boxes = row.get("boxes") or []
+        matched = [False] * len(boxes)
+        for d in dets:
+            cx, cy = (d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2
+            inside = [
+                i
+                for i, b in enumerate(boxes)
+                if b["xmin"] <= cx <= b["xmax"] and b["ymin"] <= cy <= b["ymax"]
+            ]
+            if not inside:
+                false_outside += 1
+                continue
+            ok = [
+                i
+                for i in inside
+                if PINOCHLE_RANKS.get(str(boxes[i]["rank"]), str(boxes[i]["rank"])) == rank_of(d.code)
+            ]
+            if ok:
+                for i in ok:
+                    matched[i] = True
+            else:
+                wrong_rank += 1
+        total += len(boxes)
+        found += sum(matched)
+        if not all(matched) and shown < 8:
+            shown += 1
+            cv2.imwrite(
+                str(FAILURES / f"pinochle_{Path(str(row['file'])).name}"),
+                _draw(img, dets, f"found {sum(matched)}/{len(boxes)}"),
+            )
+    n = max(1, len(rows))
+    return RealResult(
+        "edje_pinochle/train",
+        len(rows),
+        "rank recall",
+        found / max(1, total),
+        {
+            "cards": total,
+            "false_detections_per_image": round((false_outside + wrong_rank) / n, 3),
+            "detections_off_any_card_per_image": round(false_outside / n, 3),
+            "wrong_rank_detections_per_image": round(wrong_rank / n, 3),
+        },
+    )
+
+
+def onnx_timing(det: OnnxCardDetector, images: list[np.ndarray], repeats: int = 30) -> dict[str, float]:
+    det.detect(images[0])
+    times = []
+    for i in range(repeats):
+        t = time.perf_counter()
+        det.detect(images[i % len(images)])
+        times.append((time.perf_counter() - t) * 1000)
+    return {"median_ms": round(statistics.median(times), 1), "mean_ms": round(statistics.fmean(times), 1)}
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.3f}"
+
+
+def render_report(
+    synth: SyntheticResult | None, real: list[RealResult], timing: dict[str, float], conf: float, imgsz: int
+) -> str:
+    lines = ["# Card model evaluation", "", f"Input {imgsz}x{imgsz}, confidence threshold {conf}.", ""]
+    if synth is not None:
+        lines += [
+            "## Held-out designs (synthetic)",
+            "",
+            "| metric | value | target |",
+            "|---|---|---|",
+            f"| mAP50 | {_fmt(synth.map50)} | >= {TARGETS['synthetic_map50']} |",
+            f"| mAP50-95 | {_fmt(synth.map50_95)} | |",
+            f"| exact-hand rate ({synth.images} images) | {synth.exact_hand_rate:.3f} | "
+            f">= {TARGETS['synthetic_exact_hand_rate']} |",
+            f"| card precision / recall | {synth.card_precision:.3f} / {synth.card_recall:.3f} | |",
+            "",
+            "Exact-hand rate by scene kind: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in synth.exact_by_kind.items()),
+            "",
+        ]
+        if synth.worst_classes:
+            lines += [
+                "Worst classes (AP50):",
+                "",
+                "| class | precision | recall | AP50 |",
+                "|---|---|---|---|",
+            ]
+            lines += [
+                f"| {c['class']} | {c['precision']} | {c['recall']} | {c['ap50']} |"
+                for c in synth.worst_classes
+            ]
+            lines.append("")
+    if real:
+        lines += [
+            "## Real photos",
+            "",
+            "| set | images | metric | value | details |",
+            "|---|---|---|---|---|",
+        ]
+        for r in real:
+            details = "; ".join(f"{k}: {v}" for k, v in r.details.items())
+            lines.append(f"| {r.name} | {r.images} | {r.metric} | {r.value:.3f} | {details} |")
+        lines.append("")
+    lines += [
+        "## Speed",
+        "",
+        f"ONNX Runtime, 2 threads, this machine: median {timing.get('median_ms')} ms, "
+        f"mean {timing.get('mean_ms')} ms per image (letterbox + inference + decoding).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("--onnx", type=Path, default=SHIPPED_ONNX)
+    parser.add_argument("--classes", type=Path, default=CLASSES_JSON)
+    parser.add_argument("--weights", type=Path, default=MODELS_DIR / "cards.pt", help="for mAP (Ultralytics)")
+    parser.add_argument("--data", type=Path, default=REPO / "datasets" / "synth", help="synthetic dataset")
+    parser.add_argument(
+        "--real", type=Path, default=DEFAULT_REAL, help="real photo folder with manifest.json"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--conf", type=float, default=0.3)
+    parser.add_argument("--limit", type=int, help="at most this many synthetic images")
+    parser.add_argument("--no-map", action="store_true", help="skip the Ultralytics mAP run")
+    parser.add_argument("--skip-synthetic", action="store_true")
+    parser.add_argument("--skip-real", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        det = OnnxCardDetector(args.onnx, args.classes)
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        synth = None
+        if not args.skip_synthetic:
+            synth = eval_synthetic(
+                det, args.data, args.conf, args.limit, None if args.no_map else args.weights
+            )
+        real: list[RealResult] = []
+        timing_imgs: list[np.ndarray] = []
+        if not args.skip_real:
+            if not (args.real / "manifest.json").is_file():
+                print(f"warning: no real photos at {args.real}; skipping them", file=sys.stderr)
+            else:
+                real.append(eval_single_card(det, args.real, "ivr_edinburgh", args.conf))
+                real.append(eval_single_card(det, args.real, "kaggle_cards53", args.conf))
+                real.append(eval_pinochle(det, args.real, args.conf))
+                timing_imgs = [_read(args.real / str(r["file"])) for r in _manifest(args.real)[:10]]
+        if not timing_imgs:
+            timing_imgs = [np.full((480, 640, 3), 128, np.uint8)]
+        timing = onnx_timing(det, timing_imgs)
+    except (EvalError, FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    report = render_report(synth, real, timing, args.conf, det.size)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "report.md").write_text(report, encoding="utf-8")
+    payload = {
+        "conf": args.conf,
+        "imgsz": det.size,
+        "targets": TARGETS,
+        "timing": timing,
+        "synthetic": asdict(synth) if synth else None,
+        "real": [asdict(r) for r in real],
+    }
+    (args.out / "report.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    print(report)
+    print(f"written: {args.out / 'report.md'}, {args.out / 'report.json'}; failure pictures in {FAILURES}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

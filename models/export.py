@@ -1,0 +1,124 @@
+"""Ship the trained weights: ``python -m models.export [--weights runs/cards/weights/best.pt]``.
+
+Copies the weights (optimizer stripped, half precision) to ``models/cards.pt``, exports them to ONNX with a
+fixed square input of the training size (``models/cards.onnx``, opset 17 for ONNX Runtime on the Pi), writes
+``models/classes.json``, and checks that the ONNX model runs. Without ``--weights`` it takes ``best.pt``
+of the
+most recently written run under the config's project folder, which may belong to a training still running
+(the checkpoint is copied first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from models.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR, write_classes_json
+from models.train import DEFAULT_CONFIG, ConfigError, load_config, offline_environment
+
+SHIPPED_PT = MODELS_DIR / "cards.pt"
+SHIPPED_ONNX = MODELS_DIR / "cards.onnx"
+OPSET = 17
+
+
+class ExportError(RuntimeError):
+    """The weights cannot be exported (missing, wrong classes, ONNX check failed)."""
+
+
+def latest_weights(project: Path, which: str = "best.pt") -> Path:
+    found = sorted(project.glob(f"*/weights/{which}"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise FileNotFoundError(f"no {which} under {project}: train first (python -m models.train)")
+    return found[-1]
+
+
+def export(
+    weights: Path, imgsz: int, out_pt: Path = SHIPPED_PT, out_onnx: Path = SHIPPED_ONNX, opset: int = OPSET
+) -> dict[str, object]:
+    """Strip, copy and export ``weights``; returns a summary (epoch, sizes, paths)."""
+    offline_environment()
+    import torch
+    from ultralytics import YOLO
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    if not weights.is_file():
+        raise FileNotFoundError(f"weights not found: {weights}")
+    with tempfile.TemporaryDirectory() as tmp:
+        snap = Path(tmp) / "cards.pt"
+        shutil.copy2(weights, snap)  # a running training may rewrite the file
+        ckpt = torch.load(snap, map_location="cpu", weights_only=False)
+        epoch = int(ckpt.get("epoch", -1))
+        fitness = ckpt.get("best_fitness")
+        strip_optimizer(str(snap))
+        model = YOLO(str(snap))
+        names = [model.names[i] for i in sorted(model.names)]
+        if names != list(CLASS_CODES):
+            raise ExportError(f"{weights}: class names {names[:5]}... differ from models.classes.CLASS_CODES")
+        onnx_path = Path(
+            model.export(
+                format="onnx",
+                imgsz=imgsz,
+                opset=opset,
+                dynamic=False,
+                simplify=True,
+                nms=False,
+                half=False,
+                device="cpu",
+            )
+        )
+        shutil.copy2(snap, out_pt)
+        shutil.copy2(onnx_path, out_onnx)
+    write_classes_json(CLASSES_JSON)
+    data = json.loads(CLASSES_JSON.read_text(encoding="utf-8"))
+    data["imgsz"] = imgsz
+    CLASSES_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _check_onnx(out_onnx, imgsz)
+    return {
+        "weights": str(weights),
+        "epoch": epoch + 1 if epoch >= 0 else "final",
+        "best_fitness": None if fitness is None else float(fitness),
+        "pt": f"{out_pt} ({out_pt.stat().st_size / 1e6:.1f} MB)",
+        "onnx": f"{out_onnx} ({out_onnx.stat().st_size / 1e6:.1f} MB)",
+    }
+
+
+def _check_onnx(path: Path, imgsz: int) -> None:
+    import numpy as np
+
+    from models.onnx_detect import OnnxCardDetector
+
+    det = OnnxCardDetector(path, CLASSES_JSON)
+    if det.size != imgsz:
+        raise ExportError(f"{path}: input size {det.size} differs from the training size {imgsz}")
+    det.detect(np.full((480, 640, 3), 128, np.uint8))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.export", description=__doc__.splitlines()[0])
+    parser.add_argument("--weights", type=Path, help="checkpoint to ship (default: newest run's best.pt)")
+    parser.add_argument(
+        "--last", action="store_true", help="take last.pt instead of best.pt of the newest run"
+    )
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
+    parser.add_argument("--imgsz", type=int, help="ONNX input size (default: the config's imgsz)")
+    parser.add_argument("--opset", type=int, default=OPSET)
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_config(args.config)
+        weights = args.weights or latest_weights(cfg.project, "last.pt" if args.last else "best.pt")
+        imgsz = args.imgsz or int(cfg.train_args["imgsz"])
+        summary = export(weights, imgsz, opset=args.opset)
+    except (ConfigError, FileNotFoundError, ExportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for k, v in summary.items():
+        print(f"{k}: {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

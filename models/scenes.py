@@ -1,0 +1,471 @@
+"""Compose synthetic table photos from the cached card faces, with YOLO labels of the visible corner indices.
+
+A scene is a list of :class:`Placement` (a face, where its centre goes, its height in pixels, its angle),
+drawn in order (later cards lie on top). Every face is warped once by (global camera tilt) x (its own
+placement). A card-id map records which card is on top at each pixel, so each corner-index quadrilateral
+is labelled only when enough of it is visible (:data:`MIN_VISIBLE`); covered corners are dropped.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.classes import CLASS_CODES, CLASS_INDEX, JOKER
+from models.corners import Box, load_index_boxes
+from models.decks import Deck
+from models.faces import BACK
+from models.textures import Rng, camera, draw_clutter, random_perspective, surface
+
+MIN_VISIBLE = 0.7  # fraction of a corner-index quadrilateral that must be visible (in frame, uncovered)
+MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction of the image height
+SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
+
+
+class SceneKind(enum.Enum):
+    HAND = "hand"
+    TABLE = "table"
+    SEEP = "seep"
+    SCATTER = "scatter"
+    CLOSEUP = "closeup"
+    SQUASHED = "squashed"
+    UPRIGHT = "upright"
+    NEGATIVE = "negative"
+
+
+SCENE_WEIGHTS: dict[SceneKind, float] = {
+    SceneKind.HAND: 0.22,
+    SceneKind.TABLE: 0.22,
+    SceneKind.SEEP: 0.13,
+    SceneKind.SCATTER: 0.12,
+    SceneKind.CLOSEUP: 0.11,
+    SceneKind.SQUASHED: 0.04,
+    SceneKind.UPRIGHT: 0.12,
+    SceneKind.NEGATIVE: 0.04,
+}
+
+
+@dataclass(frozen=True)
+class Face:
+    """One rendered face (or back) and its corner-index boxes in face fractions (none for a back)."""
+
+    deck: str
+    code: str
+    image: np.ndarray
+    boxes: tuple[Box, ...]
+
+
+class FaceLibrary:
+    """The cached faces of a set of decks, loaded lazily (one deck at a time)."""
+
+    def __init__(self, faces_dir: Path, decks: tuple[Deck, ...]) -> None:
+        if not decks:
+            raise ValueError("no decks given to the face library")
+        missing = [d.name for d in decks if not (faces_dir / d.name / "corners.json").is_file()]
+        if missing:
+            raise FileNotFoundError(
+                f"faces not rendered for {', '.join(missing)} in {faces_dir}: "
+                f"run python -m models.faces --out {faces_dir}"
+            )
+        self.faces_dir = faces_dir
+        self.decks = decks
+        self._cache: dict[str, dict[str, Face]] = {}
+
+    def deck_faces(self, deck: Deck) -> dict[str, Face]:
+        if deck.name not in self._cache:
+            box, joker_box = load_index_boxes(self.faces_dir / deck.name)
+            faces: dict[str, Face] = {}
+            for code in (*CLASS_CODES, BACK):
+                if code == JOKER and not deck.joker_ids:
+                    continue
+                img = cv2.imread(str(self.faces_dir / deck.name / f"{code}.png"), cv2.IMREAD_UNCHANGED)
+                if img is None:
+                    continue
+                if code == BACK:
+                    boxes: tuple[Box, ...] = ()
+                else:
+                    b = joker_box if code == JOKER and joker_box is not None else box
+                    boxes = (b, b.rotated180())
+                    if deck.four_corners:
+                        boxes += (Box(1 - b.x1, b.y0, 1 - b.x0, b.y1), Box(b.x0, 1 - b.y1, b.x1, 1 - b.y0))
+                faces[code] = Face(deck.name, code, img, boxes)
+            self._cache[deck.name] = faces
+        return self._cache[deck.name]
+
+
+@dataclass(frozen=True)
+class Placement:
+    face: Face
+    cx: float
+    cy: float
+    height: float
+    angle: float  # degrees, counter-clockwise as cv2.getRotationMatrix2D
+    hand: int = -1  # which hand (group) the card belongs to; -1 for none
+
+
+@dataclass
+class SceneResult:
+    image: np.ndarray
+    labels: list[tuple[int, float, float, float, float]]  # class, x0, y0, x1, y1 in pixels
+    cards: list[str]  # cards with at least one labelled corner, sorted by class index
+    hands: list[list[str]] = field(default_factory=list)
+    kind: str = ""
+    decks: list[str] = field(default_factory=list)
+
+
+def _placement_matrix(p: Placement) -> np.ndarray:
+    """3x3 matrix from face pixels to layout pixels."""
+    fh, fw = p.face.image.shape[:2]
+    s = p.height / fh
+    m = cv2.getRotationMatrix2D((fw / 2, fh / 2), p.angle, s)
+    m[0, 2] += p.cx - fw / 2
+    m[1, 2] += p.cy - fh / 2
+    return np.vstack([m, [0, 0, 1]])
+
+
+def _shrunk_face(face: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
+    """Pre-shrink a face with area filtering when it will be drawn much smaller (avoids aliasing)."""
+    if scale >= 0.6:
+        return face, 1.0
+    f = min(1.0, scale * 1.3)
+    h, w = face.shape[:2]
+    small = cv2.resize(face, (max(4, int(w * f)), max(4, int(h * f))), interpolation=cv2.INTER_AREA)
+    return small, small.shape[1] / w
+
+
+def render_scene(
+    rng: Rng,
+    placements: list[Placement],
+    w: int,
+    h: int,
+    tilt: float,
+    clutter: int,
+    surface_kind: str | None = None,
+) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]], list[str]]:
+    """Draw placements on a surface, add clutter and camera effects; return image, labels, visible cards."""
+    canvas = surface(rng, h, w, surface_kind).astype(np.float32)
+    owner = np.full((h, w), -1, np.int32)
+    persp = random_perspective(rng, w, h, tilt) if tilt > 0 else np.eye(3)
+    mats: list[np.ndarray] = []
+    light = rng.uniform(-1, 1, 2) * 6  # shadow direction and length (pixels)
+    for k, p in enumerate(placements):
+        full = persp @ _placement_matrix(p)
+        mats.append(full)
+        fh, fw = p.face.image.shape[:2]
+        corners = cv2.perspectiveTransform(np.float32([[[0, 0], [fw, 0], [fw, fh], [0, fh]]]), full)[0]
+        x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 8
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 8
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        img, f = _shrunk_face(p.face.image, p.height / fh)
+        scale_back = np.diag([1 / f, 1 / f, 1.0])
+        m = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], np.float64) @ full @ scale_back
+        warped = cv2.warpPerspective(
+            img, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0)
+        )
+        alpha = warped[:, :, 3:4].astype(np.float32) / 255
+        roi = canvas[y0:y1, x0:x1]
+        # soft drop shadow under the card
+        sh = cv2.GaussianBlur(alpha[:, :, 0], (0, 0), 2.5)
+        sh = np.roll(sh, (int(light[1]), int(light[0])), axis=(0, 1))
+        roi *= 1 - 0.35 * sh[..., None]
+        tint = rng.normal(1, 0.03, 3).astype(np.float32) * rng.uniform(0.88, 1.04)
+        roi[:] = roi * (1 - alpha) + warped[:, :, :3].astype(np.float32) * tint * alpha
+        owner[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = k
+    if clutter:
+        canvas8 = canvas.clip(0, 255).astype(np.uint8)
+        for _ in range(clutter):
+            draw_clutter(rng, canvas8, owner, -2)
+        canvas = canvas8.astype(np.float32)
+    labels: list[tuple[int, float, float, float, float]] = []
+    visible: set[str] = set()
+    for k, p in enumerate(placements):
+        if k >= len(mats) or not p.face.boxes:
+            continue
+        fh, fw = p.face.image.shape[:2]
+        for b in p.face.boxes:
+            quad = np.float32(
+                [
+                    [
+                        [b.x0 * fw, b.y0 * fh],
+                        [b.x1 * fw, b.y0 * fh],
+                        [b.x1 * fw, b.y1 * fh],
+                        [b.x0 * fw, b.y1 * fh],
+                    ]
+                ]
+            )
+            poly = cv2.perspectiveTransform(quad, mats[k])[0]
+            area = abs(cv2.contourArea(poly))
+            if area < 4:
+                continue
+            px0, py0 = np.floor(poly.min(axis=0)).astype(int)
+            px1, py1 = np.ceil(poly.max(axis=0)).astype(int)
+            cx0, cy0, cx1, cy1 = max(px0, 0), max(py0, 0), min(px1, w), min(py1, h)
+            if cx1 <= cx0 or cy1 <= cy0:
+                continue
+            m = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
+            cv2.fillConvexPoly(m, np.round(poly - [cx0, cy0]).astype(np.int32), 1)
+            seen = int(((owner[cy0:cy1, cx0:cx1] == k) & (m > 0)).sum())
+            if seen / area < MIN_VISIBLE:
+                continue
+            labels.append((CLASS_INDEX[p.face.code], float(cx0), float(cy0), float(cx1), float(cy1)))
+            visible.add(p.face.code)
+    image = camera(rng, canvas.clip(0, 255).astype(np.uint8))
+    cards = sorted(visible, key=CLASS_INDEX.__getitem__)
+    return image, labels, cards
+
+
+# ---------------------------------------------------------------------------------------------- layouts
+
+
+def hand_offsets(rng: Rng, n: int, style: str, aspect: float) -> list[tuple[float, float, float]]:
+    """Card positions of one hand in card-height units, relative to the hand centre, hand upright.
+
+    Returns (dx, dy, angle) per card, drawn in order (each card on top of the previous one).
+    """
+    cw = 1 / aspect  # card width in card-height units
+    out: list[tuple[float, float, float]] = []
+    if style == "fan":
+        step = rng.uniform(4, 16)
+        radius = rng.uniform(0.5, 1.2)
+        for i in range(n):
+            a = (i - (n - 1) / 2) * step
+            r = np.radians(a)
+            out.append((radius * np.sin(r), radius * (1 - np.cos(r)) - 0.0, -a))
+    elif style == "row":
+        step = rng.uniform(0.16, 0.7) * cw
+        for i in range(n):
+            out.append(((i - (n - 1) / 2) * step, rng.normal(0, 0.015), rng.normal(0, 2)))
+    elif style == "cascade":
+        step = rng.uniform(0.24, 0.4)
+        for i in range(n):
+            out.append((rng.normal(0, 0.01), (i - (n - 1) / 2) * step, rng.normal(0, 2)))
+    else:  # spread: side by side, small gaps
+        step = rng.uniform(1.02, 1.25) * cw
+        for i in range(n):
+            out.append(((i - (n - 1) / 2) * step, rng.normal(0, 0.03), rng.normal(0, 4)))
+    return out
+
+
+def _place_group(
+    faces: list[Face],
+    offsets: list[tuple[float, float, float]],
+    cx: float,
+    cy: float,
+    height: float,
+    angle: float,
+    hand: int,
+) -> list[Placement]:
+    r = np.radians(angle)
+    c, s = np.cos(r), np.sin(r)
+    out = []
+    for face, (dx, dy, da) in zip(faces, offsets, strict=True):
+        x, y = dx * height, dy * height
+        # rotate (x, y) by -angle in image coordinates (y down) to match cv2's counter-clockwise angle
+        out.append(Placement(face, cx + c * x + s * y, cy - s * x + c * y, height, angle + da, hand))
+    return out
+
+
+def _extent(placements: list[Placement]) -> tuple[float, float, float, float]:
+    pts = []
+    for p in placements:
+        fh, fw = p.face.image.shape[:2]
+        m = _placement_matrix(p)
+        pts.append(cv2.perspectiveTransform(np.float32([[[0, 0], [fw, 0], [fw, fh], [0, fh]]]), m)[0])
+    a = np.concatenate(pts)
+    return float(a[:, 0].min()), float(a[:, 1].min()), float(a[:, 0].max()), float(a[:, 1].max())
+
+
+def _fit(
+    placements: list[Placement], w: int, h: int, rng: Rng, min_h: float, margin: float = 0.03
+) -> list[Placement]:
+    """Shrink (not below min_h) and move a layout so that it lies inside the image, at a random spot."""
+    x0, y0, x1, y1 = _extent(placements)
+    bw, bh = x1 - x0, y1 - y0
+    cur_h = placements[0].height
+    k = min(1.0, (1 - 2 * margin) * w / bw, (1 - 2 * margin) * h / bh)
+    k = max(k, min_h / cur_h)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    bw, bh = bw * k, bh * k
+    free_x, free_y = max(0.0, w - bw) / 2 - margin * w, max(0.0, h - bh) / 2 - margin * h
+    tx = w / 2 + (rng.uniform(-free_x, free_x) if free_x > 0 else 0)
+    ty = h / 2 + (rng.uniform(-free_y, free_y) if free_y > 0 else 0)
+    return [
+        Placement(p.face, tx + (p.cx - cx) * k, ty + (p.cy - cy) * k, p.height * k, p.angle, p.hand)
+        for p in placements
+    ]
+
+
+def _backs(
+    rng: Rng, lib_faces: list[dict[str, Face]], n: int, w: int, h: int, height: float
+) -> list[Placement]:
+    out = []
+    pile = rng.random() < 0.4
+    cx, cy, a = rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h, rng.uniform(0, 360)
+    for _ in range(n):
+        faces = lib_faces[int(rng.integers(len(lib_faces)))]
+        if BACK not in faces:
+            continue
+        if pile:
+            out.append(
+                Placement(
+                    faces[BACK], cx + rng.normal(0, 2), cy + rng.normal(0, 2), height, a + rng.normal(0, 4)
+                )
+            )
+        else:
+            out.append(
+                Placement(faces[BACK], rng.uniform(0, w), rng.uniform(0, h), height, rng.uniform(0, 360))
+            )
+    return out
+
+
+class SceneMaker:
+    """Draws random scenes of one split's decks. Deterministic given the generator passed to :meth:`make`."""
+
+    def __init__(self, library: FaceLibrary) -> None:
+        self.library = library
+
+    def _deck_faces(self, rng: Rng) -> dict[str, Face]:
+        deck = self.library.decks[int(rng.integers(len(self.library.decks)))]
+        return self.library.deck_faces(deck)
+
+    def _draw_cards(self, rng: Rng, n: int, pool: tuple[str, ...] | None = None) -> list[Face]:
+        """``n`` distinct cards; one deck per scene (most of the time), jokers now and then."""
+        one_deck = rng.random() < 0.85
+        faces = self._deck_faces(rng)
+        codes = [c for c in (pool or CLASS_CODES) if c != JOKER]
+        chosen = list(rng.choice(codes, size=min(n, len(codes)), replace=False))
+        if JOKER in faces and rng.random() < 0.25 and chosen:
+            chosen[int(rng.integers(len(chosen)))] = JOKER
+        out = []
+        for code in chosen:
+            src = faces if one_deck else self._deck_faces(rng)
+            if code not in src:
+                src = faces
+            if code in src:
+                out.append(src[code])
+        return out
+
+    def make(self, rng: Rng, w: int, h: int, kind: SceneKind | None = None) -> SceneResult:
+        if kind is None:
+            kinds = list(SCENE_WEIGHTS)
+            probs = np.array([SCENE_WEIGHTS[k] for k in kinds])
+            kind = kinds[int(rng.choice(len(kinds), p=probs / probs.sum()))]
+        placements: list[Placement] = []
+        hands: list[list[str]] = []
+        tilt = rng.uniform(0, 0.07)
+        clutter = int(rng.integers(0, 4)) if rng.random() < 0.35 else 0
+        surface_kind: str | None = None
+        min_h = MIN_CARD_H * h
+        if kind in (SceneKind.HAND, SceneKind.TABLE, SceneKind.SEEP):
+            n_hands = 1 if kind is not SceneKind.TABLE else int(rng.integers(2, 6))
+            height = (
+                rng.uniform(0.24, 0.5) * h if kind is SceneKind.HAND else rng.uniform(MIN_CARD_H, 0.3) * h
+            )
+            pool = SEEP_POINT_CARDS if kind is SceneKind.SEEP and rng.random() < 0.6 else None
+            if kind is SceneKind.HAND:
+                sizes = [int(rng.integers(1, 9))]
+            elif kind is SceneKind.TABLE:
+                sizes = [int(rng.integers(1, 6)) for _ in range(n_hands)]
+            else:
+                sizes = [int(rng.integers(3, 18))]
+            faces = self._draw_cards(rng, sum(sizes), pool)
+            start = 0
+            ring_a = rng.uniform(0, 360)
+            for hi, size in enumerate(sizes):
+                group = faces[start : start + size]
+                start += size
+                if not group:
+                    continue
+                aspect = group[0].image.shape[0] / group[0].image.shape[1]
+                if kind is SceneKind.SEEP and len(group) > 8 and rng.random() < 0.6:
+                    # two or three overlapping rows
+                    rows = int(rng.integers(2, 4))
+                    per = int(np.ceil(len(group) / rows))
+                    offs = []
+                    dy = rng.uniform(0.3, 1.05)
+                    for r in range(rows):
+                        chunk = hand_offsets(rng, len(group[r * per : (r + 1) * per]), "row", aspect)
+                        offs += [(x, y + (r - (rows - 1) / 2) * dy, a) for x, y, a in chunk]
+                else:
+                    style = str(rng.choice(["fan", "row", "cascade", "spread"], p=[0.38, 0.38, 0.1, 0.14]))
+                    offs = hand_offsets(rng, len(group), style, aspect)
+                if kind is SceneKind.TABLE:
+                    a = np.radians(ring_a + hi * 360 / n_hands + rng.normal(0, 10))
+                    cx = w / 2 + np.cos(a) * w * rng.uniform(0.22, 0.34)
+                    cy = h / 2 + np.sin(a) * h * rng.uniform(0.22, 0.32)
+                    angle = (
+                        90 - np.degrees(a) + rng.normal(0, 15) if rng.random() < 0.7 else rng.uniform(0, 360)
+                    )
+                else:
+                    cx, cy = w / 2, h / 2
+                    angle = rng.uniform(-25, 25) if rng.random() < 0.5 else rng.uniform(0, 360)
+                placements += _place_group(group, offs, cx, cy, height, angle, hi)
+                hands.append(sorted((f.code for f in group), key=CLASS_INDEX.__getitem__))
+            if kind is not SceneKind.TABLE:
+                placements = _fit(placements, w, h, rng, min_h)
+            else:
+                placements = _fit(placements, w, h, rng, min_h, margin=0.0)
+        elif kind is SceneKind.SCATTER:
+            faces = self._draw_cards(rng, int(rng.integers(1, 11)))
+            height = rng.uniform(MIN_CARD_H, 0.42) * h
+            placements = [
+                Placement(
+                    f, rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h, height, rng.uniform(0, 360), i
+                )
+                for i, f in enumerate(faces)
+            ]
+            hands = [[f.code] for f in faces]
+        elif kind in (SceneKind.CLOSEUP, SceneKind.SQUASHED, SceneKind.UPRIGHT):
+            faces = self._draw_cards(rng, 1)
+            f = faces[0]
+            if kind is SceneKind.CLOSEUP:
+                height = rng.uniform(0.7, 1.25) * h
+                angle = rng.normal(0, 8) if rng.random() < 0.7 else rng.uniform(0, 360)
+                cx, cy = w / 2 + rng.normal(0, 0.08) * w, h / 2 + rng.normal(0, 0.08) * h
+            elif kind is SceneKind.UPRIGHT:
+                height = rng.uniform(0.3, 0.6) * h
+                angle = rng.normal(0, 4) if rng.random() < 0.8 else rng.normal(180, 4)
+                cx, cy = rng.uniform(0.3, 0.7) * w, rng.uniform(0.35, 0.65) * h
+                surface_kind = "plain" if rng.random() < 0.7 else None
+            else:  # a tight crop of one card, squashed to the frame like a classifier dataset
+                fh, fw = f.image.shape[:2]
+                height, angle, cx, cy = h * rng.uniform(0.94, 1.02), 0.0, w / 2, h / 2
+                face_img = cv2.resize(f.image, (int(fh * w / h), fh), interpolation=cv2.INTER_LINEAR)
+                f = Face(f.deck, f.code, face_img, f.boxes)
+                tilt = 0.0
+            placements = [Placement(f, cx, cy, height, angle, 0)]
+            hands = [[f.code]]
+            clutter = 0 if kind is not SceneKind.UPRIGHT else clutter
+        if kind is SceneKind.NEGATIVE or rng.random() < 0.2:
+            n_backs = int(rng.integers(1, 6))
+            deck_faces = [
+                self.library.deck_faces(d)
+                for d in self.library.decks[:: max(1, len(self.library.decks) // 6)]
+            ]
+            backs = _backs(rng, deck_faces, n_backs, w, h, rng.uniform(MIN_CARD_H, 0.35) * h)
+            placements = backs + placements if rng.random() < 0.7 else placements + backs
+            if kind is SceneKind.NEGATIVE:
+                clutter = int(rng.integers(1, 6))
+        image, labels, cards = render_scene(rng, placements, w, h, tilt, clutter, surface_kind)
+        decks = sorted({p.face.deck for p in placements if p.face.code != BACK})
+        return SceneResult(image, labels, cards, hands, kind.value, decks)
+
+
+def scene_truth(name: str, result: SceneResult) -> str:
+    """One JSON line of per-image truth (cards with a labelled corner, the hands as dealt)."""
+    return json.dumps(
+        {
+            "image": name,
+            "cards": result.cards,
+            "hands": result.hands,
+            "kind": result.kind,
+            "decks": result.decks,
+        }
+    )

@@ -1,0 +1,185 @@
+"""Write a synthetic Ultralytics dataset of card photos.
+
+``python -m models.synth --out DIR --count N --seed S``
+
+Training images use only the training designs, validation images only the held-out designs
+(:mod:`models.decks`). Output::
+
+    DIR/data.yaml                    Ultralytics dataset file (53 card classes)
+    DIR/images/{train,val}/*.jpg     the photos
+    DIR/labels/{train,val}/*.txt     YOLO boxes of every visible printed corner index
+    DIR/truth/{train,val}.jsonl      per image: cards with a visible corner, the hands as laid, scene kind
+
+The result depends only on the seed, the counts and the rendered faces (each image has its own generator),
+not on the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.classes import CLASS_CODES
+from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks
+from models.scenes import FaceLibrary, SceneKind, SceneMaker, SceneResult, scene_truth
+
+FRAMES: tuple[tuple[int, int], ...] = ((640, 480), (480, 640), (640, 360))
+FRAME_P = (0.72, 0.14, 0.14)
+DEFAULT_FACES = Path("datasets/faces")
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    out: Path
+    count: int
+    val_count: int
+    seed: int
+    faces: Path = DEFAULT_FACES
+    workers: int = 2
+    long_side: int = 640
+    decks: tuple[
+        str, ...
+    ] = ()  # restrict both splits to these decks (tests, quick looks); () = the split's own
+
+    def __post_init__(self) -> None:
+        if self.count < 0 or self.val_count < 0:
+            raise ValueError(f"image counts must be >= 0, got count={self.count}, val_count={self.val_count}")
+        if self.long_side < 64:
+            raise ValueError(f"long_side must be at least 64 pixels, got {self.long_side}")
+
+
+_MAKERS: dict[str, SceneMaker] = {}
+
+
+def split_decks(split: Split, names: tuple[str, ...] = ()) -> tuple[Deck, ...]:
+    """The installed decks of a split, or the named decks (any split) when ``names`` is given."""
+    if names:
+        known = decks_by_name()
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise ValueError(f"unknown deck(s) {', '.join(unknown)}; known: {', '.join(known)}")
+        return tuple(known[n] for n in names)
+    decks = tuple(d for d in installed_decks(ALL_DECKS) if d.split is split)
+    if not decks:
+        raise FileNotFoundError(
+            f"no installed {split.value} decks: install the card art (deploy/dev-setup.sh)"
+        )
+    return decks
+
+
+def _maker(faces: Path, split: Split, names: tuple[str, ...] = ()) -> SceneMaker:
+    key = f"{faces}:{split.value}:{','.join(names)}"
+    if key not in _MAKERS:
+        _MAKERS[key] = SceneMaker(FaceLibrary(faces, split_decks(split, names)))
+    return _MAKERS[key]
+
+
+def make_image(
+    seed: int,
+    split: Split,
+    index: int,
+    faces: Path,
+    long_side: int = 640,
+    kind: SceneKind | None = None,
+    decks: tuple[str, ...] = (),
+    frame: tuple[int, int] | None = None,
+) -> tuple[SceneResult, int]:
+    """The scene of image ``index`` of a split, and its JPEG quality; deterministic."""
+    rng = np.random.default_rng([seed, 0 if split is Split.TRAIN else 1, index])
+    fw, fh = FRAMES[int(rng.choice(len(FRAMES), p=FRAME_P))]
+    if frame is not None:
+        fw, fh = frame
+    k = long_side / max(FRAMES[0])
+    w, h = int(round(fw * k)), int(round(fh * k))
+    result = _maker(faces, split, decks).make(rng, w, h, kind)
+    quality = int(rng.integers(40, 96))
+    return result, quality
+
+
+def yolo_lines(result: SceneResult) -> list[str]:
+    h, w = result.image.shape[:2]
+    lines = []
+    for cls, x0, y0, x1, y1 in result.labels:
+        lines.append(
+            f"{cls} {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} {(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}"
+        )
+    return lines
+
+
+def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
+    cfg, split, index = args
+    result, quality = make_image(cfg.seed, split, index, cfg.faces, cfg.long_side, decks=cfg.decks)
+    name = f"{split.value}_{cfg.seed}_{index:06d}"
+    cv2.imwrite(
+        str(cfg.out / "images" / split.value / f"{name}.jpg"),
+        result.image,
+        [cv2.IMWRITE_JPEG_QUALITY, quality],
+    )
+    (cfg.out / "labels" / split.value / f"{name}.txt").write_text("\n".join(yolo_lines(result)) + "\n")
+    return scene_truth(f"{name}.jpg", result)
+
+
+def write_data_yaml(out: Path) -> Path:
+    names = "\n".join(f"  {i}: '{c}'" for i, c in enumerate(CLASS_CODES))
+    text = f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n"
+    path = out / "data.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def generate(cfg: SynthConfig) -> Path:
+    """Write the dataset; returns the path of its ``data.yaml``."""
+    for split in (Split.TRAIN, Split.VAL):
+        for sub in ("images", "labels"):
+            (cfg.out / sub / split.value).mkdir(parents=True, exist_ok=True)
+    (cfg.out / "truth").mkdir(parents=True, exist_ok=True)
+    for split, n in ((Split.TRAIN, cfg.count), (Split.VAL, cfg.val_count)):
+        jobs = [(cfg, split, i) for i in range(n)]
+        if cfg.workers > 1 and n > 1:
+            with ProcessPoolExecutor(max_workers=cfg.workers) as pool:
+                lines = list(pool.map(_write_one, jobs, chunksize=8))
+        else:
+            lines = [_write_one(j) for j in jobs]
+        (cfg.out / "truth" / f"{split.value}.jsonl").write_text("".join(line + "\n" for line in lines))
+    return write_data_yaml(cfg.out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.synth", description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, required=True, help="dataset folder to write")
+    parser.add_argument("--count", type=int, default=4000, help="training images (default 4000)")
+    parser.add_argument("--val-count", type=int, help="validation images (default: count/8, at least 20)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--faces", type=Path, default=DEFAULT_FACES, help="face cache from python -m models.faces"
+    )
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--long-side", type=int, default=640, help="image long side in pixels (default 640)")
+    parser.add_argument("--decks", nargs="*", default=[], help="use only these decks in both splits")
+    args = parser.parse_args(argv)
+    val = args.val_count if args.val_count is not None else max(20, args.count // 8)
+    try:
+        cfg = SynthConfig(
+            args.out, args.count, val, args.seed, args.faces, args.workers, args.long_side, tuple(args.decks)
+        )
+        if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
+            print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)
+            from models.faces import main as render_main
+
+            render_main(["--out", str(cfg.faces), "--workers", str(cfg.workers)])
+        data = generate(cfg)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {cfg.count} train + {cfg.val_count} val images; dataset: {data}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
