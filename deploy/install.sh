@@ -343,6 +343,11 @@ elif [ -z "$ROOT" ]; then
     warn "'tabletally doctor' found problems (above); the kiosk is installed anyway"
 fi
 
+if [ "$START" = 1 ] && [ "$SESSION" = kms ] && [ "$(tty 2>/dev/null || true)" = /dev/tty1 ]; then
+  # The kiosk takes over the first console's screen and keyboard: starting it now would hide this shell.
+  log "not starting the kiosk now: you are typing on the console it takes over; it starts at the next boot"
+  START=0
+fi
 if [ "$START" = 1 ]; then
   step "Starting the kiosk"
   run systemctl restart "$SERVICE"
