@@ -41,30 +41,43 @@ class Backend(StrEnum):
 
 @dataclass(frozen=True)
 class Letterbox:
-    """How a photo was fitted into the square model input: scale, then padding left/top."""
+    """How a photo was fitted into the model input: scale, then padding left/top; ``size`` is (h, w)."""
 
     scale: float
     pad_x: float
     pad_y: float
-    size: int
+    size: tuple[int, int]
 
 
-def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
-    """Resize ``image`` to fit a ``size`` x ``size`` square keeping its aspect, padding with grey 114."""
+def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+    """Resize ``image`` to fit ``size`` (a square side, or (height, width)) keeping its aspect, padding
+    the rest evenly with grey 114, as Ultralytics does."""
     import cv2
 
+    out_h, out_w = (size, size) if isinstance(size, int) else size
     h, w = image.shape[:2]
-    scale = min(size / h, size / w)
+    scale = min(out_h / h, out_w / w)
     new_w, new_h = round(w * scale), round(h * scale)
     resized = image
     if (new_w, new_h) != (w, h):
         resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
-    dw, dh = (size - new_w) / 2, (size - new_h) / 2
+    dw, dh = (out_w - new_w) / 2, (out_h - new_h) / 2
     top, bottom = round(dh - 0.1), round(dh + 0.1)
     left, right = round(dw - 0.1), round(dw + 0.1)
     grey = (PAD_VALUE, PAD_VALUE, PAD_VALUE)
     padded = cv2.copyMakeBorder(resized, top, bottom, left, right, cv2.BORDER_CONSTANT, value=grey)
-    return padded, Letterbox(scale, float(left), float(top), size)
+    return padded, Letterbox(scale, float(left), float(top), (out_h, out_w))
+
+
+def rect_input_size(image_hw: tuple[int, int], imgsz: int, stride: int = 32) -> tuple[int, int]:
+    """For a model with a dynamic input: the long side ``imgsz``, the short side the smallest multiple of
+    ``stride`` that holds the photo's aspect (Ultralytics' "rect" inference: less padding, less work)."""
+    h, w = image_hw
+    scale = imgsz / max(h, w)
+    return (
+        max(stride, math.ceil(round(h * scale) / stride) * stride),
+        max(stride, math.ceil(round(w * scale) / stride) * stride),
+    )
 
 
 def to_input_tensor(letterboxed_bgr: np.ndarray) -> np.ndarray:
@@ -256,6 +269,21 @@ def load_class_codes(model_path: Path, metadata_names: Any = None) -> tuple[str,
     return tuple(names)
 
 
+def _metadata_imgsz(raw: str | None) -> int | None:
+    """Ultralytics stores the export size as e.g. ``[416, 416]``; its larger side, if readable."""
+    import ast
+
+    try:
+        value = ast.literal_eval(raw) if raw else None
+    except (ValueError, SyntaxError):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, list | tuple) and value and all(isinstance(v, int) for v in value):
+        return max(value)
+    return None
+
+
 def _metadata_names(raw: str | None) -> Any:
     """Ultralytics stores ``names`` as a Python dict literal in the ONNX metadata."""
     if not raw:
@@ -324,6 +352,8 @@ class CardDetector:
         self._yolo: Any = None
         self._input_name = ""
         self.imgsz: int = imgsz or 640
+        self.input_hw: tuple[int, int] | None = None
+        """The model's fixed input (height, width) once loaded; None for a dynamic-shape model."""
         self.codes: tuple[str, ...] = CARD_CODES
 
     def __repr__(self) -> str:
@@ -370,21 +400,23 @@ class CardDetector:
         except Exception as exc:
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ModelError(f"model file {self.model_path} is not a valid ONNX model: {first_line}") from exc
+        meta_map = session.get_modelmeta().custom_metadata_map
         inputs = session.get_inputs()
         if len(inputs) != 1 or len(inputs[0].shape) != 4:
-            raise ModelError(f"{self.model_path}: expected one image input (1, 3, S, S), got {len(inputs)}")
+            raise ModelError(f"{self.model_path}: expected one image input (1, 3, H, W), got {len(inputs)}")
         shape = inputs[0].shape
         h, w = shape[2], shape[3]
         if isinstance(h, int) and isinstance(w, int):
-            if h != w:
-                raise ModelError(f"{self.model_path}: input {h}x{w} is not square")
-            if self.requested_imgsz is not None and self.requested_imgsz != h:
+            if self.requested_imgsz is not None and self.requested_imgsz != max(h, w):
                 raise ModelError(
-                    f"{self.model_path} has a fixed {h}x{h} input, not imgsz={self.requested_imgsz}"
+                    f"{self.model_path} has a fixed {h}x{w} input, not imgsz={self.requested_imgsz}"
                 )
-            self.imgsz = h
-        meta = session.get_modelmeta().custom_metadata_map
-        self.codes = load_class_codes(self.model_path, _metadata_names(meta.get("names")))
+            self.input_hw = (h, w)
+            self.imgsz = max(h, w)
+        else:
+            self.input_hw = None  # dynamic: each photo gets a "rect" input of long side imgsz
+            self.imgsz = self.requested_imgsz or _metadata_imgsz(meta_map.get("imgsz")) or 640
+        self.codes = load_class_codes(self.model_path, _metadata_names(meta_map.get("names")))
         outputs = session.get_outputs()
         out_shape = outputs[0].shape
         if len(out_shape) != 3 or (isinstance(out_shape[1], int) and out_shape[1] != 4 + len(self.codes)):
@@ -426,7 +458,8 @@ class CardDetector:
         return suppress(boxes, scores, self.codes, self.iou, self.cross_iou)
 
     def _candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        padded, lb = letterbox(image, self.imgsz)
+        size = self.input_hw or rect_input_size(image.shape[:2], self.imgsz)
+        padded, lb = letterbox(image, size)
         output = self._session.run(None, {self._input_name: to_input_tensor(padded)})[0]
         return candidate_boxes(output, len(self.codes), lb, image.shape[:2], self.conf)
 
@@ -469,7 +502,7 @@ class CardDetector:
         raw[2] = xyxy[:, 2] - xyxy[:, 0]
         raw[3] = xyxy[:, 3] - xyxy[:, 1]
         raw[4 + cls, np.arange(n)] = confs
-        identity = Letterbox(1.0, 0.0, 0.0, max(image.shape[:2]))
+        identity = Letterbox(1.0, 0.0, 0.0, (image.shape[0], image.shape[1]))
         return decode_predictions(
             raw, self.codes, identity, image.shape[:2], conf=self.conf, iou=self.iou, cross_iou=self.cross_iou
         )

@@ -18,7 +18,7 @@ from tests.vision.helpers import FakePicamera2, table_photo, write_constant_mode
 def make_model(tmp_path: Path) -> Callable[..., Path]:
     """Factory: make_model(output, imgsz=320, name="cards.onnx") -> path of a constant-output model."""
 
-    def make(output: np.ndarray, imgsz: int = 320, name: str = "cards.onnx") -> Path:
+    def make(output: np.ndarray, imgsz: int | tuple[int, int] | None = 320, name: str = "cards.onnx") -> Path:
         folder = tmp_path / "model"
         folder.mkdir(exist_ok=True)
         return write_constant_model(folder / name, output, imgsz)

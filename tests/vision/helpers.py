@@ -30,11 +30,19 @@ def raw_output(
     return out
 
 
-def write_constant_model(path: Path, output: np.ndarray, imgsz: int = 320, opset: int = 17) -> Path:
-    """A real ONNX file whose output is ``output`` whatever the image (the image still flows through)."""
+def write_constant_model(
+    path: Path, output: np.ndarray, imgsz: int | tuple[int, int] | None = 320, opset: int = 17
+) -> Path:
+    """A real ONNX file whose output is ``output`` whatever the image (the image still flows through).
+
+    ``imgsz``: a square side, (height, width), or None for a dynamic height and width.
+    """
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper, numpy_helper
 
+    dims: list[Any] = (
+        ["height", "width"] if imgsz is None else list((imgsz, imgsz) if isinstance(imgsz, int) else imgsz)
+    )
     const = numpy_helper.from_array(output.astype(np.float32), name="const_out")
     nodes = [
         helper.make_node("ReduceMean", ["images"], ["mean"], axes=[0, 1, 2, 3], keepdims=0),
@@ -44,7 +52,7 @@ def write_constant_model(path: Path, output: np.ndarray, imgsz: int = 320, opset
     graph = helper.make_graph(
         nodes,
         "constant_cards",
-        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, imgsz, imgsz])],
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, *dims])],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(output.shape))],
         initializer=[const, numpy_helper.from_array(np.zeros((), dtype=np.float32), name="zero")],
     )

@@ -17,12 +17,13 @@ from vision.detector import (
     letterbox,
     load_class_codes,
     nms,
+    rect_input_size,
     tile_origins,
 )
 from vision.types import CARD_CODES, ImageError, ModelError
 
 # A 640x480 photo in a 320 input: scale 0.5, 40 px of padding above and below.
-LB = Letterbox(scale=0.5, pad_x=0.0, pad_y=40.0, size=320)
+LB = Letterbox(scale=0.5, pad_x=0.0, pad_y=40.0, size=(320, 320))
 
 
 def to_input_xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, float, float]:
@@ -34,7 +35,7 @@ def test_letterbox_keeps_the_aspect_and_pads_with_grey() -> None:
     image = np.full((480, 640, 3), 255, dtype=np.uint8)
     padded, lb = letterbox(image, 320)
     assert padded.shape == (320, 320, 3)
-    assert lb == Letterbox(0.5, 0.0, 40.0, 320)
+    assert lb == Letterbox(0.5, 0.0, 40.0, (320, 320))
     assert (padded[:40] == 114).all() and (padded[280:] == 114).all() and (padded[40:280] == 255).all()
 
 
@@ -236,3 +237,34 @@ def test_a_corrupt_ultralytics_model_is_a_clear_model_error(tmp_path: Path) -> N
     (tmp_path / "cards.pt").write_bytes(b"not a torch checkpoint" * 8)
     with pytest.raises(ModelError, match=r"cards\.pt is not a valid Ultralytics model"):
         CardDetector(tmp_path / "cards.pt", backend="ultralytics").load()
+
+
+def test_letterbox_into_a_rectangle_pads_only_what_is_left() -> None:
+    padded, lb = letterbox(np.full((480, 640, 3), 9, np.uint8), (256, 320))
+    assert padded.shape == (256, 320, 3) and lb == Letterbox(0.5, 0.0, 8.0, (256, 320))
+
+
+@pytest.mark.parametrize(
+    ("photo", "imgsz", "expected"),
+    [((480, 640), 416, (320, 416)), ((2592, 4608), 416, (256, 416)), ((640, 480), 640, (640, 480))],
+)
+def test_a_dynamic_model_gets_the_smallest_stride_aligned_input_for_the_photo(
+    photo: tuple[int, int], imgsz: int, expected: tuple[int, int]
+) -> None:
+    assert rect_input_size(photo, imgsz) == expected
+
+
+def test_a_dynamic_shape_model_is_run_on_a_rect_input(make_model: Callable[..., Path]) -> None:
+    # At imgsz 640 a 640x480 photo needs no scaling and no padding: input boxes are photo boxes.
+    model = make_model(raw_output([(110, 115, 20, 30)], [{"KS": 0.9}], anchors=4), imgsz=None)
+    detector = CardDetector(model, imgsz=640)
+    (det,) = detector.detect(table_photo())
+    assert detector.input_hw is None and det.box == pytest.approx((100, 100, 120, 130))
+
+
+def test_a_fixed_rectangular_model_input_is_used_as_it_is(make_model: Callable[..., Path]) -> None:
+    model = make_model(raw_output([(55, 65 + 8, 10, 15)], [{"KS": 0.9}], anchors=4), imgsz=(256, 320))
+    detector = CardDetector(model)
+    (det,) = detector.detect(table_photo())
+    assert detector.input_hw == (256, 320) and detector.imgsz == 320
+    assert det.box == pytest.approx((100, 115, 120, 145))
