@@ -266,3 +266,65 @@ def test_any_casing_of_a_code_parses_to_the_same_card(card: Card, rng: random.Ra
     code = card.code.replace("10", "T") if use_t else card.code
     mixed = "".join(ch.upper() if rng.random() < 0.5 else ch.lower() for ch in code)
     assert Card.parse(mixed) == card
+
+
+def _reference_jhyap(game: JhyapGame) -> list[dict[str, object]]:
+    """An independent, deliberately plain re-statement of the Jhyap rules, one dict per round."""
+    rules, seats = game.rules, list(game.players)
+    totals = dict.fromkeys(seats, 0)
+    out: list[str] = []
+    dealer = game.first_dealer or seats[0]
+    rows: list[dict[str, object]] = []
+    for round_ in game.rounds:
+        playing = [p for p in seats if p not in out]
+        value = {
+            p: sum(0 if c.is_joker else min(c.rank.number, 10) for c in round_.hands[p]) for p in playing
+        }  # type: ignore[union-attr]
+        caller = round_.caller
+        if rules.tie_penalizes_caller:
+            beaten = any(value[p] <= value[caller] for p in playing if p != caller)
+        else:
+            beaten = any(value[p] < value[caller] for p in playing if p != caller)
+        added = {p: value[p] for p in playing}
+        added[caller] = rules.caller_penalty + value[caller] if beaten else 0
+        halved = []
+        for p in playing:
+            totals[p] += added[p]
+            if rules.halve_exact and added[p] and totals[p] in (rules.max_score, rules.max_score // 2):
+                totals[p] //= 2
+                halved.append(p)
+        gone = [p for p in playing if totals[p] > rules.max_score]
+        out += gone
+        left = [p for p in playing if p not in gone]
+        order = [seats[(seats.index(dealer) + k) % len(seats)] for k in range(1, len(seats) + 1)]
+        starter = min((p for p in order if p in left), key=lambda p: value[p], default=None)
+        if len(left) <= 1:
+            starter = None
+        rows.append(
+            {
+                "dealer": dealer,
+                "beaten": beaten,
+                "totals": dict(totals),
+                "halved": halved,
+                "gone": gone,
+                "starter": starter,
+            }
+        )
+        if left:
+            dealer = next(p for p in order if p in left)
+    return rows
+
+
+@SETTINGS
+@given(jhyap_games())
+def test_the_engine_agrees_with_a_plain_restatement_of_the_rules(game: JhyapGame) -> None:
+    state = score_jhyap(game)
+    expected = _reference_jhyap(game)
+    assert len(state.rounds) == len(expected)
+    for result, row in zip(state.rounds, expected, strict=True):
+        assert result.dealer == row["dealer"]
+        assert result.caller_won is not row["beaten"]
+        assert result.totals == row["totals"]
+        assert list(result.halved) == row["halved"]
+        assert list(result.eliminated) == row["gone"]
+        assert result.next_starter == row["starter"]
