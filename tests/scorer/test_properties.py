@@ -14,7 +14,7 @@ from scorer.log import dumps, game_from_dict, game_to_dict, loads, replay, state
 from scorer.seep import DECK, POINT_CARDS, SeepDeal, SeepGame, SeepRules, Sweep, SweepWhen, score_seep
 
 PLAYERS = ("Asha", "Bikash", "Chandra", "Dipesh", "Esha")
-SETTINGS = settings(max_examples=100, deadline=None)
+SETTINGS = settings(max_examples=60, deadline=None)
 
 
 @st.composite
