@@ -240,9 +240,23 @@ write_file "$(path "$PREFIX/constraints.txt")" 0644 root:root "$WORK/constraints
 
 PIP=("$venv_dir/bin/python" -m pip)
 run "${PIP[@]}" install --upgrade --constraint "$(path "$PREFIX/constraints.txt")" pip
-# --upgrade reinstalls TableTally from this checkout; only-if-needed leaves satisfied dependencies alone.
+# pip builds in the source tree: build from a copy of what the package is made of, so no root-owned
+# build files land in the checkout and datasets, training runs and a developer's .venv stay out.
+SRC=$WORK/src
+SOURCES=()
+for item in pyproject.toml README.md LICENSE LICENSE.md NOTICE.md scorer vision ui models deploy; do
+  [ -e "$REPO/$item" ] && SOURCES+=("$item")
+done
+if dry; then
+  printf 'would copy: %s -> %s (%s)\n' "$REPO" "$SRC" "${SOURCES[*]}"
+else
+  mkdir -p "$SRC"
+  tar -C "$REPO" --exclude=__pycache__ --exclude='*.pyc' --exclude=./models/checkpoints \
+    --exclude=./models/.yolo-config -cf - "${SOURCES[@]}" | tar -C "$SRC" -xf -
+fi
+# --upgrade reinstalls TableTally from the copy; only-if-needed leaves satisfied dependencies alone.
 run "${PIP[@]}" install --upgrade --upgrade-strategy only-if-needed --prefer-binary \
-  --constraint "$(path "$PREFIX/constraints.txt")" "$REPO"
+  --constraint "$(path "$PREFIX/constraints.txt")" "$SRC"
 CHECK_IMPORTS='import sys, numpy, cv2, onnxruntime, kivy
 try:
     import picamera2

@@ -26,6 +26,11 @@ def test_dry_run_prints_the_whole_plan_and_changes_nothing(fake_pi, user) -> Non
     out = result.stdout
     assert result.returncode == 0, result.stderr
     root = fake_pi.root
+    copy = next(line for line in out.splitlines() if line.startswith("would copy: "))
+    work = copy.split(" -> ")[1].split("/src (")[0]
+    assert copy.startswith(f"would copy: {REPO} -> {work}/src (pyproject.toml README.md ")
+    assert copy.endswith(" scorer vision ui models deploy)")
+    assert Path(work).parent == fake_pi.base and Path(work).name.startswith("tabletally-install.")
     for line in [
         "install.sh: board: Raspberry Pi 5 Model B Rev 1.0",
         "install.sh: session: kms (no desktop: the kiosk draws straight to the screen through KMS/DRM)",
@@ -37,7 +42,7 @@ def test_dry_run_prints_the_whole_plan_and_changes_nothing(fake_pi, user) -> Non
         f"would run: {fake_pi.bin}/python3 -m venv --system-site-packages {root}/opt/tabletally/venv",
         f"    | numpy=={numpy.__version__}",
         f"would run: {root}/opt/tabletally/venv/bin/python -m pip install --upgrade --upgrade-strategy "
-        f"only-if-needed --prefer-binary --constraint {root}/opt/tabletally/constraints.txt {REPO}",
+        f"only-if-needed --prefer-binary --constraint {root}/opt/tabletally/constraints.txt {work}/src",
         f"would link: {root}/usr/local/bin/tabletally -> /opt/tabletally/venv/bin/tabletally",
         f"would write: {root}/etc/tabletally/kiosk.env (mode 0644, owner root:root)",
         "    | TABLETALLY_DATA_DIR=/var/lib/tabletally/data",
@@ -153,17 +158,17 @@ def test_install_sets_up_everything_in_the_fake_root(fake_pi, user) -> None:
 
     calls = fake_pi.calls()
     assert ["apt-get", "install", "-y", "--no-install-recommends", "python3-picamera2"] in calls
-    assert [c for c in calls if c[:2] == ["venv-python", "-m"]][-1][-2:] == [
-        str(p("/opt/tabletally/constraints.txt")),
-        str(REPO),
-    ]
+    pip = [c for c in calls if c[:2] == ["venv-python", "-m"]][-1]
+    assert pip[-2] == str(p("/opt/tabletally/constraints.txt"))
+    assert Path(pip[-1]).name == "src" and Path(pip[-1]).parent.name.startswith("tabletally-install.")
     assert ["systemctl", "enable", "tabletally-kiosk.service"] in calls
     assert ["systemctl", "restart", "tabletally-kiosk.service"] in calls
     assert "reboot once" in result.stdout
 
 
 def test_second_install_changes_nothing(fake_pi, user) -> None:
-    assert _install(fake_pi, user).returncode == 0
+    first_run = _install(fake_pi, user)
+    assert first_run.returncode == 0, first_run.stdout[-2000:] + first_run.stderr
     first = fake_pi.snapshot()
     again = fake_pi.run("install.sh", "--user", user)
     assert again.returncode == 0, again.stderr
@@ -178,7 +183,8 @@ def test_second_install_changes_nothing(fake_pi, user) -> None:
 
 
 def test_installed_kivy_config_is_what_kivy_reads(fake_pi, user) -> None:
-    assert _install(fake_pi, user).returncode == 0
+    installed = _install(fake_pi, user)
+    assert installed.returncode == 0, installed.stdout[-2000:] + installed.stderr
     env = {k: v for k, v in os.environ.items() if not k.startswith("KCFG_")}
     env.update(
         KIVY_HOME=str(fake_pi.path("/var/lib/tabletally/kivy")), KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1"
