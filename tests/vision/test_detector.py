@@ -268,3 +268,12 @@ def test_a_fixed_rectangular_model_input_is_used_as_it_is(make_model: Callable[.
     (det,) = detector.detect(table_photo())
     assert detector.input_hw == (256, 320) and detector.imgsz == 320
     assert det.box == pytest.approx((100, 115, 120, 145))
+
+
+def test_letterboxing_a_big_photo_averages_instead_of_skipping_pixels() -> None:
+    # One-pixel stripes: bilinear sampling at 1/8 would pick whole stripes; averaging gives mid grey.
+    stripes = np.zeros((2560, 2560, 3), np.uint8)
+    stripes[:, ::2] = 255
+    padded, lb = letterbox(stripes, 320)
+    assert lb.scale == pytest.approx(0.125) and padded.shape == (320, 320, 3)
+    assert abs(float(padded.mean()) - 127.5) < 3 and float(padded.std()) < 3
