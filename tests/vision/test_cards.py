@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -289,3 +291,25 @@ def test_hands_are_recovered_from_synthetic_tables_when_their_number_is_known() 
         right += got == visible_hands(scene)
     assert len(tables) >= 20
     assert right / len(tables) >= 0.55
+
+
+def test_card_counts_survive_detector_box_noise_on_synthetic_tables() -> None:
+    # Every box moved and resized by about 10% of its size, as a detector's boxes are.
+    rng = np.random.default_rng(7)
+    exact = extra = missing = 0
+    for scene in SYNTHETIC:
+        dets = []
+        for code, x0, y0, x1, y1 in scene["corners"]:
+            w, h = x1 - x0, y1 - y0
+            dx, dy = rng.normal(0, 0.1 * math.sqrt(w * h), 2)
+            sw, sh = np.exp(rng.normal(0, 0.1, 2))
+            cx, cy = (x0 + x1) / 2 + dx, (y0 + y1) / 2 + dy
+            dets.append(
+                Detection(code, 0.9, (cx - w * sw / 2, cy - h * sh / 2, cx + w * sw / 2, cy + h * sh / 2))
+            )
+        got, want = Counter(c.code for c in cards_from_detections(dets)), Counter(scene["cards"])
+        exact += got == want
+        extra += sum((got - want).values())
+        missing += sum((want - got).values())
+    assert missing == 0
+    assert exact >= 0.97 * len(SYNTHETIC) and extra <= 3
