@@ -129,6 +129,7 @@ def test_unit_restarts_the_kiosk_stops_it_gently_and_keeps_data_and_logs(
         "KillSignal=SIGINT",
         "KillMode=mixed",
         "TimeoutStopSec=15",
+        "SuccessExitStatus=130",
         "StateDirectory=tabletally tabletally/data tabletally/kivy",
         "EnvironmentFile=/etc/tabletally/kiosk.env",
         "EnvironmentFile=-/etc/tabletally/local.env",

@@ -1,0 +1,89 @@
+"""The unit stops the kiosk with SIGINT and counts exit status 130 as success: check that the real
+`tabletally kiosk` (on a virtual screen) does exit promptly with 130 on SIGINT, as systemd will send it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path, PurePosixPath
+
+import pytest
+
+from deploy.render import Display, KioskSettings, Session, render_unit
+
+TABLETALLY = Path(sys.executable).with_name("tabletally")
+
+
+def _unit_stop_settings() -> dict[str, str]:
+    """KillSignal, TimeoutStopSec and SuccessExitStatus of the rendered unit."""
+    settings = KioskSettings(
+        user="pi",
+        uid=1000,
+        venv=PurePosixPath("/opt/tabletally/venv"),
+        state_dir=PurePosixPath("/var/lib/tabletally"),
+        env_file=PurePosixPath("/etc/tabletally/kiosk.env"),
+        session=Session.KMS,
+        display=Display.DSI7,
+        rotation=0,
+    )
+    keys = ("KillSignal=", "TimeoutStopSec=", "SuccessExitStatus=")
+    return dict(line.split("=", 1) for line in render_unit(settings).splitlines() if line.startswith(keys))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed (deploy/dev-setup.sh)")
+@pytest.mark.skipif(not TABLETALLY.exists(), reason="the tabletally command is not installed in this venv")
+def test_kiosk_exits_with_the_units_success_status_soon_after_sigint(tmp_path: Path) -> None:
+    stop = _unit_stop_settings()
+    assert stop["KillSignal"] == "SIGINT"
+    display = f":{90 + os.getpid() % 100}"
+    xvfb = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "800x480x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    data = tmp_path / "data"
+    env = {
+        **os.environ,
+        "DISPLAY": display,
+        "TABLETALLY_DATA_DIR": str(data),
+        "KIVY_HOME": str(tmp_path / "kivy"),
+        "KIVY_NO_ARGS": "1",
+        "SDL_AUDIODRIVER": "dummy",
+    }
+    kiosk = None
+    try:
+        time.sleep(1.0)
+        # systemd starts services with SIGINT at its default disposition; so does this.
+        kiosk = subprocess.Popen(
+            [str(TABLETALLY), "kiosk", "--camera", "demo"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        deadline = time.monotonic() + 60
+        while (
+            not (data / "tabletally.sqlite3").exists()
+            and kiosk.poll() is None
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.5)
+        time.sleep(5.0)  # let the window come up and the event loop run
+        assert kiosk.poll() is None, f"the kiosk stopped by itself: {kiosk.communicate()[0][-2000:]}"
+        started = time.monotonic()
+        kiosk.send_signal(signal.SIGINT)
+        status = kiosk.wait(timeout=float(stop["TimeoutStopSec"]))
+        took = time.monotonic() - started
+    finally:
+        if kiosk is not None and kiosk.poll() is None:
+            kiosk.kill()
+        xvfb.terminate()
+        xvfb.wait(timeout=10)
+    assert str(status) in stop["SuccessExitStatus"].split() or status == 0
+    assert took < float(stop["TimeoutStopSec"])
