@@ -1,6 +1,7 @@
 """Benchmark: the ONNX Runtime path against Ultralytics ``predict`` on the same model and photos.
 
-    python -m vision.bench [--onnx models/cards.onnx] [--pt models/cards.pt] [--images PHOTO...]
+    python -m vision.bench [--onnx models/cards.onnx] [--pt models/cards.pt] [PHOTO...]
+    python -m vision.bench --stand-in 416 [--dynamic] PHOTO...   # an untrained model of the same shape
 
 Each side runs in a fresh subprocess that only detects, so the figures are those of a real process:
 
@@ -11,7 +12,8 @@ Each side runs in a fresh subprocess that only detects, so the figures are those
   its defaults);
 * peak memory: the process's peak resident set size (``ru_maxrss``).
 
-It prints a table with the ratios, and how far the two backends agree on the cards they found.
+Each backend runs ``--rounds`` times, alternating, so a change in the machine's load hits both alike.
+It prints a table with the ratios, and how far the two backends agree on the corners they found.
 """
 
 from __future__ import annotations
@@ -35,6 +37,14 @@ RESULT = "@@bench result "
 
 
 def _peak_rss_mb() -> float:
+    """This process's peak resident memory. On Linux VmHWM, because ``ru_maxrss`` survives exec and would
+    report the parent's peak when the parent is bigger."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak / 1024.0 if sys.platform != "darwin" else peak / (1024.0 * 1024.0)
 
@@ -117,6 +127,42 @@ def _run_worker(kind: str, model: Path, images: list[Path], repeat: int, threads
     return result
 
 
+def export_stand_in(folder: Path, imgsz: int = 416, dynamic: bool = False) -> tuple[Path, Path]:
+    """An *untrained* YOLO11n with the card model's 53-class head, as ``cards.pt`` and ``cards.onnx``.
+
+    Same architecture, input size and export settings as the shipped model (opset 17, simplified), so it
+    times like it; it finds nothing. Needs Ultralytics; nothing is downloaded (built from the YAML).
+    """
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "False")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(folder / ".yolo-config"))
+    import torch
+    import ultralytics
+    from ultralytics import YOLO
+
+    from vision.types import CARD_CODES
+
+    cfg = Path(ultralytics.__file__).parent / "cfg" / "models" / "11" / "yolo11.yaml"
+    text = "\n".join(
+        "nc: 53" if line.startswith("nc:") else line for line in cfg.read_text(encoding="utf-8").splitlines()
+    )
+    yaml_path = folder / "yolo11n-cards.yaml"  # the "n" in the name selects the nano scale
+    yaml_path.write_text(text + "\n", encoding="utf-8")
+    model = YOLO(str(yaml_path))
+    model.model.names = dict(enumerate(CARD_CODES))
+    model.model.args = {"imgsz": imgsz, "task": "detect"}
+    pt = folder / "cards.pt"
+    torch.save({"model": model.model, "train_args": {"imgsz": imgsz, "task": "detect"}}, pt)
+    (folder / "classes.json").write_text(json.dumps({"names": list(CARD_CODES)}), encoding="utf-8")
+    exported = Path(
+        YOLO(str(pt)).export(format="onnx", imgsz=imgsz, opset=17, simplify=True, dynamic=dynamic)
+    )
+    onnx = folder / "cards.onnx"
+    if exported != onnx:
+        exported.replace(onnx)
+    return pt, onnx
+
+
 def _agreement(a: dict[str, list], b: dict[str, list]) -> tuple[int, int]:
     """Corners found by both (same code, IoU >= 0.5) and the corners found by either."""
     both = total = 0
@@ -139,14 +185,34 @@ def _iou(p: list[float], q: list[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def _combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several runs of one backend: all photo times, the median start-up, the largest peak memory."""
+    return {
+        "ms": [ms for run in runs for ms in run["ms"]],
+        "startup_s": statistics.median(run["startup_s"] for run in runs),
+        "peak_rss_mb": max(run["peak_rss_mb"] for run in runs),
+        "found": runs[-1]["found"],
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("images", nargs="*", type=Path, help="photos (default: the bundled demo photos)")
     parser.add_argument("--onnx", type=Path, default=DEFAULT_ONNX, help="ONNX model (default %(default)s)")
     parser.add_argument("--pt", type=Path, default=DEFAULT_PT, help="Ultralytics model (default %(default)s)")
-    parser.add_argument("--repeat", type=int, default=3, help="passes over the photos (default 3)")
+    parser.add_argument("--repeat", type=int, default=3, help="passes over the photos per run (default 3)")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="runs of each backend, alternating (default 2: evens out load)"
+    )
     parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime intra-op threads (default 2)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument(
+        "--stand-in",
+        metavar="IMGSZ",
+        type=int,
+        help="time an UNTRAINED YOLO11n of the same shape instead (exported at IMGSZ): speed and memory only",
+    )
+    parser.add_argument("--dynamic", action="store_true", help="with --stand-in: export a dynamic-shape ONNX")
     parser.add_argument("--worker", choices=("onnx", "ultralytics"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -154,7 +220,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.worker:
         _worker(args.worker, args.model, [str(p) for p in args.images], args.repeat, args.threads)
         return 0
+    if args.stand_in:
+        with tempfile.TemporaryDirectory(prefix="tabletally-standin-") as folder:
+            print(f"exporting an untrained stand-in model (imgsz {args.stand_in}) ...", flush=True)
+            args.pt, args.onnx = export_stand_in(Path(folder), args.stand_in, args.dynamic)
+            print("STAND-IN MODEL: untrained weights; the times and memory hold, the agreement does not.")
+            return _bench(args)
+    return _bench(args)
 
+
+def _bench(args: argparse.Namespace) -> int:
     from vision.camera import demo_photos
 
     images = list(args.images) or demo_photos()
@@ -167,12 +242,15 @@ def main(argv: list[str] | None = None) -> int:
             return 1
 
     print(
-        f"{len(images)} photos x {args.repeat} passes; ONNX Runtime on {args.threads} threads; "
-        f"{os.cpu_count()} CPUs",
+        f"{len(images)} photos x {args.repeat} passes x {args.rounds} rounds; ONNX Runtime on {args.threads} "
+        f"threads; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    onnx = _run_worker("onnx", args.onnx, images, args.repeat, args.threads)
-    ultra = _run_worker("ultralytics", args.pt, images, args.repeat, args.threads)
+    onnx_runs, ultra_runs = [], []
+    for _ in range(max(1, args.rounds)):
+        onnx_runs.append(_run_worker("onnx", args.onnx, images, args.repeat, args.threads))
+        ultra_runs.append(_run_worker("ultralytics", args.pt, images, args.repeat, args.threads))
+    onnx, ultra = _combine(onnx_runs), _combine(ultra_runs)
 
     rows = [
         ("median ms per photo", statistics.median(onnx["ms"]), statistics.median(ultra["ms"]), "{:.1f}"),
@@ -184,10 +262,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:30} {fmt.format(a):>13} {fmt.format(b):>13} {b / a:>6.1f}x")
     both, total = _agreement(onnx["found"], ultra["found"])
     print(f"\nagreement: {both} of {total} corners found by both (same code, IoU >= 0.5)")
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
     if args.json:
         figures = {
             "photos": [str(p) for p in images],
             "repeat": args.repeat,
+            "rounds": args.rounds,
             "threads": args.threads,
             "onnx": {k: onnx[k] for k in ("startup_s", "peak_rss_mb")}
             | {"median_ms": statistics.median(onnx["ms"])},
