@@ -9,6 +9,9 @@
 #   deploy/update.sh --dry-run        # the plan, changing nothing
 set -euo pipefail
 
+# git pull may rewrite this very file while it runs, and bash reads a script as it goes: the braces make
+# bash read all of it before running any of it.
+{
 PROG=update.sh
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
@@ -135,3 +138,5 @@ if dry; then
 else
   log "updated; your games are in $DATA_DIR (backup in $DATA_DIR/backups)"
 fi
+exit 0
+}
