@@ -37,7 +37,12 @@ def latest_weights(project: Path, which: str = "best.pt") -> Path:
 
 
 def export(
-    weights: Path, imgsz: int, out_pt: Path = SHIPPED_PT, out_onnx: Path = SHIPPED_ONNX, opset: int = OPSET
+    weights: Path,
+    imgsz: int,
+    out_pt: Path = SHIPPED_PT,
+    out_onnx: Path = SHIPPED_ONNX,
+    opset: int = OPSET,
+    out_classes: Path = CLASSES_JSON,
 ) -> dict[str, object]:
     """Strip, copy and export ``weights``; returns a summary (epoch, sizes, paths)."""
     offline_environment()
@@ -72,11 +77,11 @@ def export(
         )
         shutil.copy2(snap, out_pt)
         shutil.copy2(onnx_path, out_onnx)
-    write_classes_json(CLASSES_JSON)
-    data = json.loads(CLASSES_JSON.read_text(encoding="utf-8"))
+    write_classes_json(out_classes)
+    data = json.loads(out_classes.read_text(encoding="utf-8"))
     data["imgsz"] = imgsz
-    CLASSES_JSON.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    _check_onnx(out_onnx, imgsz)
+    out_classes.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _check_onnx(out_onnx, out_classes, imgsz)
     return {
         "weights": str(weights),
         "epoch": epoch + 1 if epoch >= 0 else "final",
@@ -86,12 +91,12 @@ def export(
     }
 
 
-def _check_onnx(path: Path, imgsz: int) -> None:
+def _check_onnx(path: Path, classes: Path, imgsz: int) -> None:
     import numpy as np
 
     from models.onnx_detect import OnnxCardDetector
 
-    det = OnnxCardDetector(path, CLASSES_JSON)
+    det = OnnxCardDetector(path, classes)
     if det.size != imgsz:
         raise ExportError(f"{path}: input size {det.size} differs from the training size {imgsz}")
     det.detect(np.full((480, 640, 3), 128, np.uint8))

@@ -335,13 +335,15 @@ class SceneMaker:
         deck = self.library.decks[int(rng.integers(len(self.library.decks)))]
         return self.library.deck_faces(deck)
 
-    def _draw_cards(self, rng: Rng, n: int, pool: tuple[str, ...] | None = None) -> list[Face]:
+    def _draw_cards(
+        self, rng: Rng, n: int, pool: tuple[str, ...] | None = None, jokers: bool = True
+    ) -> list[Face]:
         """``n`` distinct cards; one deck per scene (most of the time), jokers now and then."""
         one_deck = rng.random() < 0.85
         faces = self._deck_faces(rng)
         codes = [c for c in (pool or CLASS_CODES) if c != JOKER]
         chosen = list(rng.choice(codes, size=min(n, len(codes)), replace=False))
-        if JOKER in faces and rng.random() < 0.25 and chosen:
+        if jokers and JOKER in faces and rng.random() < 0.25 and chosen:
             chosen[int(rng.integers(len(chosen)))] = JOKER
         out = []
         for code in chosen:
@@ -375,7 +377,7 @@ class SceneMaker:
                 sizes = [int(rng.integers(1, 6)) for _ in range(n_hands)]
             else:
                 sizes = [int(rng.integers(3, 18))]
-            faces = self._draw_cards(rng, sum(sizes), pool)
+            faces = self._draw_cards(rng, sum(sizes), pool, jokers=kind is not SceneKind.SEEP)
             start = 0
             ring_a = rng.uniform(0, 360)
             for hi, size in enumerate(sizes):

@@ -1,0 +1,92 @@
+"""Class list, corner-index boxes and the deck registry."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.classes import CLASS_CODES, CLASSES_JSON, load_class_names, rank_of, suit_of, write_classes_json
+from models.corners import Box, CornerError, deck_index_box, find_index_box
+from models.decks import ALL_DECKS, Split
+
+
+def test_class_order_is_the_scorers_card_order() -> None:
+    from scorer.cards import CARD_CODES
+
+    assert tuple(CARD_CODES) == CLASS_CODES
+    assert len(CLASS_CODES) == 53 and CLASS_CODES[0] == "AS" and CLASS_CODES[-1] == "JK"
+
+
+def test_shipped_class_list_matches_the_class_order() -> None:
+    assert load_class_names(CLASSES_JSON) == list(CLASS_CODES)
+
+
+def test_class_list_round_trips_and_bad_files_are_named(tmp_path: Path) -> None:
+    path = write_classes_json(tmp_path / "classes.json")
+    assert load_class_names(path) == list(CLASS_CODES)
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="bad.json"):
+        load_class_names(bad)
+    bad.write_text(json.dumps({"names": "AS"}))
+    with pytest.raises(ValueError, match="names"):
+        load_class_names(bad)
+
+
+def test_rank_and_suit_of_codes() -> None:
+    assert (rank_of("10H"), suit_of("10H")) == ("10", "H")
+    assert (rank_of("JK"), suit_of("JK")) == ("JK", "")
+    with pytest.raises(ValueError, match="'1S'"):
+        rank_of("1S")
+
+
+def test_at_least_ten_designs_and_two_held_out_groups() -> None:
+    train_groups = {d.group for d in ALL_DECKS if d.split is Split.TRAIN}
+    val_groups = {d.group for d in ALL_DECKS if d.split is Split.VAL}
+    assert len(train_groups | val_groups) >= 10
+    assert len(val_groups) >= 2
+    assert not train_groups & val_groups  # a held-out design never appears in training
+
+
+def test_element_ids_follow_each_package_scheme() -> None:
+    by_name = {d.name: d for d in ALL_DECKS}
+    assert by_name["standard"].element_id("QH") == "queen_heart"
+    assert by_name["standard"].element_id("AS") == "1_spade"
+    assert by_name["ais-anglo"].element_id("10C") == "club_10"
+    with pytest.raises(ValueError, match="JK"):
+        by_name["standard"].element_id("JK")
+
+
+def _fake_face(rank: str) -> np.ndarray:
+    """A white card with a black rank and a pip in its top-left corner, and a big pip in the middle."""
+    face = np.full((450, 320, 3), 255, np.uint8)
+    cv2.putText(face, rank, (14, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.4, (0, 0, 0), 4)
+    cv2.circle(face, (30, 76), 12, (0, 0, 0), -1)
+    cv2.circle(face, (160, 225), 50, (0, 0, 0), -1)
+    return cv2.cvtColor(face, cv2.COLOR_BGR2BGRA)
+
+
+def test_index_box_covers_rank_and_pip_but_not_the_centre() -> None:
+    box = find_index_box(_fake_face("7"))
+    w, h = 320, 450
+    assert box.x0 * w <= 20 and box.y0 * h <= 24  # the rank glyph's top-left
+    assert box.y1 * h >= 85  # the pip under it
+    assert box.x1 * w < 110 and box.y1 * h < 150  # not the centre pip
+
+
+def test_index_box_refuses_a_blank_face() -> None:
+    with pytest.raises(CornerError):
+        find_index_box(np.full((450, 320, 4), 255, np.uint8))
+
+
+def test_deck_box_needs_several_cards_and_bottom_right_is_rotated() -> None:
+    boxes = [find_index_box(_fake_face(r)) for r in ("2", "5", "7", "9", "10")]
+    deck = deck_index_box(boxes)
+    assert all(deck.x0 <= b.x0 + 0.02 and deck.y1 >= b.y1 - 0.05 for b in boxes)
+    assert Box(0.1, 0.2, 0.3, 0.4).rotated180() == pytest.approx(Box(0.7, 0.6, 0.9, 0.8))
+    with pytest.raises(CornerError, match="only 2"):
+        deck_index_box(boxes[:2])

@@ -1,0 +1,87 @@
+"""Synthetic scenes and the dataset writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.classes import CLASS_CODES
+from models.decks import Split
+from models.scenes import SceneKind
+from models.synth import SynthConfig, generate, main, make_image
+from tests.models.conftest import TEST_DECKS
+
+
+def _read_labels(path: Path) -> list[list[float]]:
+    return [[float(v) for v in line.split()] for line in path.read_text().splitlines() if line.strip()]
+
+
+def test_dataset_is_deterministic_from_the_seed(faces_dir: Path, tmp_path: Path) -> None:
+    outs = []
+    for i, workers in enumerate((1, 2)):
+        cfg = SynthConfig(tmp_path / f"ds{i}", 6, 2, seed=5, faces=faces_dir, workers=workers, long_side=256,
+                          decks=TEST_DECKS)
+        generate(cfg)
+        outs.append(cfg.out)
+    for sub in ("labels/train", "labels/val", "truth"):
+        a = sorted((outs[0] / sub).iterdir())
+        b = sorted((outs[1] / sub).iterdir())
+        assert [p.name for p in a] == [p.name for p in b]
+        assert all(x.read_bytes() == y.read_bytes() for x, y in zip(a, b, strict=True))
+
+
+def test_labels_are_normalised_boxes_of_the_cards_in_the_truth(faces_dir: Path, tmp_path: Path) -> None:
+    cfg = SynthConfig(tmp_path / "ds", 12, 3, seed=2, faces=faces_dir, workers=1, long_side=320, decks=TEST_DECKS)
+    data_yaml = generate(cfg)
+    assert "names:" in data_yaml.read_text() and "  52: 'JK'" in data_yaml.read_text()
+    rows = [json.loads(line) for line in (cfg.out / "truth" / "train.jsonl").read_text().splitlines()]
+    assert len(rows) == 12
+    for row in rows:
+        labels = _read_labels(cfg.out / "labels" / "train" / row["image"].replace(".jpg", ".txt"))
+        classes = {CLASS_CODES[int(lab[0])] for lab in labels}
+        assert classes == set(row["cards"])
+        for _, cx, cy, w, h in labels:
+            assert 0 <= cx - w / 2 + 1e-6 and cx + w / 2 <= 1 + 1e-6
+            assert 0 <= cy - h / 2 + 1e-6 and cy + h / 2 <= 1 + 1e-6
+        assert (cfg.out / "images" / "train" / row["image"]).is_file()
+
+
+@pytest.mark.parametrize("kind", list(SceneKind))
+def test_every_scene_kind_renders_with_labels_inside_the_image(faces_dir: Path, kind: SceneKind) -> None:
+    result, quality = make_image(9, Split.TRAIN, 0, faces_dir, long_side=320, kind=kind, decks=TEST_DECKS)
+    h, w = result.image.shape[:2]
+    assert max(h, w) == 320 and result.image.dtype == np.uint8
+    assert 40 <= quality <= 95
+    for cls, x0, y0, x1, y1 in result.labels:
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+        assert CLASS_CODES[cls] in result.cards
+    if kind is SceneKind.NEGATIVE:
+        assert result.labels == [] and result.cards == []
+    if kind in (SceneKind.UPRIGHT, SceneKind.SQUASHED):
+        # one card, fully in view: both printed corners are labelled
+        assert len(result.labels) == 2 and len(result.cards) == 1
+
+
+def test_a_covered_corner_is_not_labelled(faces_dir: Path) -> None:
+    """A card lying exactly on top of another hides it: only the top card's corners are labelled."""
+    from models.decks import decks_by_name
+    from models.scenes import FaceLibrary, Placement, render_scene
+
+    lib = FaceLibrary(faces_dir, (decks_by_name()["standard"],))
+    faces = lib.deck_faces(lib.decks[0])
+    below, above = faces["2S"], faces["KH"]
+    rng = np.random.default_rng(0)
+    placements = [Placement(below, 160, 120, 150, 0), Placement(above, 160, 120, 150, 0)]
+    _, labels, cards = render_scene(rng, placements, 320, 240, tilt=0.0, clutter=0)
+    assert cards == ["KH"]
+    assert len(labels) == 2
+
+
+def test_cli_rejects_bad_counts_and_unknown_decks(faces_dir: Path, tmp_path: Path, capsys) -> None:
+    assert main(["--out", str(tmp_path / "x"), "--count", "-1", "--faces", str(faces_dir)]) == 2
+    assert "count" in capsys.readouterr().err
+    assert main(["--out", str(tmp_path / "y"), "--count", "1", "--faces", str(faces_dir), "--decks", "nope"]) == 2
+    assert "nope" in capsys.readouterr().err

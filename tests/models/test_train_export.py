@@ -1,0 +1,96 @@
+"""Training smoke test, training config checks, and the shipped ONNX model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR
+from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read, letterbox, nms
+from models.synth import SynthConfig, generate
+from models.train import ConfigError, TrainConfig, load_config, train
+from tests.models.conftest import TEST_DECKS
+
+
+def test_committed_config_loads() -> None:
+    cfg = load_config()
+    assert cfg.model.endswith(".yaml")  # built from YAML, never a pretrained download
+    assert cfg.train_args["fliplr"] == 0.0  # a mirrored corner index is not a card
+    assert cfg.train_args["imgsz"] % 32 == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("- a list", "mapping"),
+        ("model: yolo11n.yaml\n", "lacks the key"),
+        ("data: d\nmodel: m\nimgsz: 100\nepochs: 1\nproject: p\nname: n\n", "multiple of 32"),
+        ("data: d\nmodel: m\nimgsz: 64\nepochs: 1\nproject: p\nname: n\nlr9: 1\n", "unknown key"),
+    ],
+)
+def test_bad_configs_are_refused_with_a_clear_message(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "train.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+@pytest.mark.slow
+def test_smoke_generate_and_train_one_tiny_epoch(faces_dir: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    generate(SynthConfig(data, 8, 4, seed=1, faces=faces_dir, workers=1, long_side=160, decks=TEST_DECKS))
+    cfg = TrainConfig(
+        data=data,
+        model="yolo11n.yaml",
+        project=tmp_path / "runs",
+        name="smoke",
+        synth_count=8,
+        synth_val_count=4,
+        synth_seed=1,
+        train_args={"imgsz": 64, "epochs": 1, "batch": 4, "workers": 0, "mosaic": 0.0, "fliplr": 0.0,
+                    "val": False},
+    )
+    run = train(cfg, device="cpu")
+    assert (run / "weights" / "last.pt").is_file()
+
+
+def test_letterbox_keeps_aspect_and_pads_grey() -> None:
+    img = np.zeros((100, 200, 3), np.uint8)
+    out, r, px, py = letterbox(img, 64)
+    assert out.shape == (64, 64, 3) and r == pytest.approx(0.32)
+    assert px == 0 and py == 16
+    assert out[0, 0].tolist() == [114, 114, 114] and out[32, 32].tolist() == [0, 0, 0]
+
+
+def test_nms_keeps_the_best_of_overlapping_boxes() -> None:
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], np.float32)
+    assert nms(boxes, np.array([0.5, 0.9, 0.4]), 0.5) == [1, 2]
+
+
+@pytest.mark.skipif(not SHIPPED_ONNX.is_file(), reason="models/cards.onnx not exported yet")
+def test_shipped_files_agree() -> None:
+    det = OnnxCardDetector()
+    assert det.names == list(CLASS_CODES)
+    assert (MODELS_DIR / "cards.pt").stat().st_size < 20e6 and SHIPPED_ONNX.stat().st_size < 20e6
+    assert CLASSES_JSON.is_file()
+
+
+# rendered from a held-out design (never seen in training)
+@pytest.mark.parametrize("code", ["7H", "KS", "10D", "AC"])
+def test_shipped_onnx_model_reads_a_rendered_card(faces_dir: Path, code: str) -> None:
+    face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
+    assert face is not None
+    photo = np.full((480, 640, 3), (96, 120, 90), np.uint8)  # a plain green-grey table
+    card = cv2.resize(face, (200, round(face.shape[0] * 200 / face.shape[1])), interpolation=cv2.INTER_AREA)
+    h, w = card.shape[:2]
+    y, x = (480 - h) // 2, (640 - w) // 2
+    alpha = card[:, :, 3:4].astype(np.float32) / 255
+    roi = photo[y : y + h, x : x + w].astype(np.float32)
+    photo[y : y + h, x : x + w] = (card[:, :, :3] * alpha + roi * (1 - alpha)).astype(np.uint8)
+    dets = OnnxCardDetector().detect(photo)
+    assert dets, "no corner detected"
+    assert dets[0].code == code
+    assert cards_read(dets) == [code]
