@@ -1,11 +1,11 @@
 """From corner detections to physical cards, and from cards to hands.
 
-The model finds card *corner indices* (the rank and suit printed in two opposite corners of every card).
-A card lying open usually shows both, so the corners must be paired: two corners with the same code
-whose centres lie about a card's diagonal apart (measured in corner-box sizes, so it works at any
-camera height) and whose boxes have about the same size are one card. A corner without a partner is
-still a card (its other corner is covered). Two corners with the same code that are too close or too far
-apart to be one card are two cards: the two-deck games (Seep, Jhyap with two packs) have duplicates.
+The model finds card *corner indices* (the rank and suit printed in two opposite corners of a card, or
+in all four on some decks). A card lying open usually shows more than one, so corners are grouped: corners
+with the same code whose centres lie about a card's width, height or diagonal apart, in a rectangle-like
+layout, and whose boxes have about the same size are one card. A corner without a partner is still a card
+(the others are covered). Corners with the same code that are too close or too far apart to be one card
+are two cards: games played with two packs have duplicates.
 
 All geometry is in units of the corner box *size* ``sqrt(w * h)``, which changes little when a card is
 rotated, so the thresholds hold at any distance between camera and table.
