@@ -199,7 +199,7 @@ class NewGameScreen(Base):
                         role="selected" if form.dealer == name else "quiet",
                         name=f"dealer-{i}",
                         size_hint_x=None,
-                        width=dp(84),
+                        width=dp(76),
                         font_size=font("s"),
                     )
                 )
@@ -224,7 +224,9 @@ class NewGameScreen(Base):
             seats.add_widget(row)
         if len(form.names) < form.max_players:
             seats.add_widget(Btn("+ Type a name", self.type_name, name="type-name"))
-        body.add_widget(scroller(seats))
+        seats_view = scroller(seats)
+        seats_view.size_hint_x = 1.5
+        body.add_widget(seats_view)
         side = vbox(size_hint_y=None)
         recent = form.recent_choices()
         if recent and len(form.names) < form.max_players:
@@ -525,27 +527,27 @@ class JhyapRoundScreen(Base):
             self.photo.groups = tags
 
     def _hand_row(self, flow: JhyapRoundFlow, hv: Any) -> Any:
+        """One line per player: name (tap: scan alone / type), the cards (tap: fix), the hand total."""
         i = flow.active.index(hv.player)
-        row = Panel(orientation="vertical", size_hint_y=None, padding=dp(4), spacing=dp(4))
-        head = hbox(size_hint_y=None, height=TOUCH)
-        name = hv.player + ("  (called)" if hv.is_caller else "")
-        head.add_widget(
-            Btn(
-                name,
-                lambda p=hv.player: self.hand_menu(p),
-                name=f"hand-{i}",
-                role="quiet",
-                halign="left",
-                shorten=True,
-            )
+        row = Panel(
+            orientation="horizontal", size_hint_y=None, padding=(dp(4), dp(3), dp(14), dp(3)), spacing=dp(6)
         )
-        total = "" if hv.total is None else str(hv.total)
-        head.add_widget(Lbl(total, "l", bold=True, halign="right", size_hint_x=None, width=dp(60)))
-        row.add_widget(head)
-        chips = flow_layout()
+        name = hv.player + ("\n(called)" if hv.is_caller else "")
+        name_btn = Btn(
+            name,
+            lambda p=hv.player: self.hand_menu(p),
+            name=f"hand-{i}",
+            role="selected" if hv.is_caller else "quiet",
+            size_hint_x=None,
+            width=dp(118) if landscape() else dp(170),
+            font_size=font("s"),
+            shorten=True,
+        )
+        row.add_widget(name_btn)
+        chips = flow_layout(size_hint_x=1)
         if not hv.scanned:
             chips.add_widget(
-                Lbl("not scanned", "s", color=MUTED, size_hint=(None, None), width=dp(130), height=TOUCH)
+                Lbl("no cards yet", "s", color=MUTED, size_hint=(None, None), width=dp(120), height=TOUCH)
             )
         for j, card in enumerate(hv.cards):
             chip = CardChip(card, lambda p=hv.player, j=j: self.tap_card(p, j), name=f"card-{i}-{j}")
@@ -562,7 +564,10 @@ class JhyapRoundScreen(Base):
             )
         )
         row.add_widget(chips)
-        row.bind(minimum_height=row.setter("height"))
+        total = "" if hv.total is None else str(hv.total)
+        row.add_widget(Lbl(total, "l", bold=True, halign="right", size_hint_x=None, width=dp(50)))
+        chips.bind(height=lambda *_: setattr(row, "height", max(TOUCH, chips.height) + dp(6)))
+        row.height = TOUCH + dp(6)
         return row
 
     # actions

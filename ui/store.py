@@ -253,9 +253,7 @@ class Store:
             return int(cur.lastrowid or 0)
 
     def game(self, game_id: int) -> GameRecord:
-        rows = self._query(
-            f"SELECT {_GAME_COLS} FROM games WHERE id = ?", (game_id,)
-        )
+        rows = self._query(f"SELECT {_GAME_COLS} FROM games WHERE id = ?", (game_id,))
         if not rows:
             raise StoreError(f"no game with id {game_id}")
         return self._record(rows[0])
@@ -294,9 +292,7 @@ class Store:
 
     def unfinished(self) -> list[GameRecord]:
         """Games still being played, most recent first."""
-        rows = self._query(
-            f"SELECT {_GAME_COLS} FROM games WHERE status = 'playing' ORDER BY id DESC"
-        )
+        rows = self._query(f"SELECT {_GAME_COLS} FROM games WHERE status = 'playing' ORDER BY id DESC")
         return [self._record(r) for r in rows]
 
     def _require_game(self, db: sqlite3.Connection, game_id: int) -> None:

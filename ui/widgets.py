@@ -486,6 +486,10 @@ class Sheet(ModalView):
         self.body.add_widget(self.title_label)
         self.add_widget(self.body)
 
+    def dismiss(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("animation", False)  # gone at once: a second tap must not land on a fading sheet
+        super().dismiss(*args, **kw)
+
 
 def suit_text(suit: str) -> str:
     return SUIT_SIGNS[suit]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.cards import Card, ScorerError
-from scorer.jhyap import JhyapGame, JhyapRules, JhyapState, check_round, hand_value, score_jhyap
+from scorer.jhyap import JhyapGame, JhyapRules, JhyapState, hand_value, score_jhyap
 
 JHYAP = "jhyap"
 SEEP = "seep"
@@ -152,9 +152,7 @@ def check_jhyap_entry(
     """Why the round cannot be played next (or at ``position``, replacing that round), or None when it can."""
     try:
         if position is None:
-            game = load(log)
-            round_ = load({**log, "rounds": [entry]}).rounds[0]
-            check_round(game, round_)
+            score({**log, "rounds": [*log["rounds"], dict(entry)]})
         else:
             rounds = list(log["rounds"])
             rounds[position] = dict(entry)

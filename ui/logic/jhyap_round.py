@@ -157,7 +157,7 @@ class JhyapRoundFlow:
                 continue
             self.hands[player] = [cards[i] for i in groups[g]]
             assigned.add(player)
-        if len(groups) != len(self.active):
+        if cards and len(groups) != len(self.active) and not self.message:
             self.message = (
                 f"The photo shows {len(groups)} hand(s) for {len(self.active)} players: check whose is "
                 "whose, or scan players one at a time."

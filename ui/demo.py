@@ -1,0 +1,549 @@
+"""The scripted headless demo: plays a whole Jhyap game and Seep deals on the real Kivy kiosk with simulated
+touches, and saves a screenshot of every screen at 800x480 and 720x1280.
+
+    python -m ui.demo --out screenshots            # both sizes (one process each), headless
+    python -m ui.demo --out DIR --size portrait    # one size
+
+The camera is the folder camera over the bundled demo photos (vision/demo/) when they exist; each scan is
+read by the real detector when models/cards.onnx exists. Whatever the camera read, the script then makes each
+hand match the scripted one the way a player would: keeping what was read right and typing what was not
+(tap the player's name, "Type the cards", rank then suit for each card). So the flow and every score are the
+same with or without a model, and the scores on screen are the scorer's.
+
+It prints one line per step (``STEP name``) so that tests can follow it, and ends with a JSON summary line
+(``RESULT {...}``). ``--script crash`` plays two rounds and half of a third, then waits to be killed;
+``--script resume`` reopens the record and checks that nothing was lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+SIZES = {"landscape": (800, 480), "portrait": (720, 1280)}
+PLAYERS = ["Asha", "बिकास", "Chandra", "Dipa"]
+# Keys to press for each name on the on-screen keyboard (Devanagari via the script switch).
+NAME_KEYS = {
+    "Asha": ["A", "s", "h", "a"],
+    "बिकास": ["\u0926\u0947\u0935", "ब", "ि", "क", "ा", "स"],
+    "Chandra": ["C", "h", "a", "n", "d", "r", "a"],
+    "Dipa": ["D", "i", "p", "a"],
+}
+MAX_SCORE = 100  # a short game for the demo: "Out above" lowered from 200 in the rules sheet
+# (caller, hands by seat) for each round; the scorer decides what they make.
+ROUNDS: list[tuple[str, dict[str, list[str]]]] = [
+    (
+        "Asha",
+        {
+            "Asha": ["AS", "2H"],
+            "बिकास": ["KS", "QH", "9C"],
+            "Chandra": ["10D", "JC", "8S"],
+            "Dipa": ["5C", "6D"],
+        },
+    ),
+    (
+        "Dipa",
+        {
+            "Asha": ["2S", "2D"],
+            "बिकास": ["KH", "KD", "QS"],
+            "Chandra": ["JH", "QD", "9S"],
+            "Dipa": ["AC", "3S"],
+        },
+    ),
+    (
+        "Chandra",
+        {"Asha": ["AH", "2C"], "बिकास": ["KC", "JD", "10S", "5H"], "Chandra": ["4H"], "Dipa": ["7C", "8D"]},
+    ),
+    ("Asha", {"Asha": ["AD"], "बिकास": ["9H", "8C"], "Chandra": ["6S", "3C"], "Dipa": ["10C", "4D"]}),
+    (
+        "Asha",
+        {
+            "Asha": ["JK"],
+            "Chandra": ["KS", "KH", "KD", "KC", "QS", "QH"],
+            "Dipa": ["QD", "QC", "JS", "JH", "JD", "JC", "2S"],
+        },
+    ),
+]
+# Seep: point cards each team scanned (None: not scanned, the scorer gives it the rest), and sweeps.
+DEALS: list[tuple[dict[str, list[str] | None], list[tuple[str, str]]]] = [
+    ({"A": ["AS", "2S", "3S", "4S", "5S", "AH", "10D", "KS"], "B": None}, [("A", "normal"), ("B", "first")]),
+    (
+        {
+            "A": ["6S", "7S", "8S", "9S", "AD"],
+            "B": ["AS", "2S", "3S", "4S", "5S", "10S", "JS", "QS", "KS", "AH", "10D", "AC"],
+        },
+        [("B", "normal"), ("B", "last")],
+    ),
+]
+
+
+Script = Generator[Any, None, None]
+
+
+class DemoError(RuntimeError):
+    pass
+
+
+def step(name: str) -> None:
+    print(f"STEP {name}", flush=True)
+
+
+class Driver:
+    """Finds buttons by name and taps them with simulated touches through the window."""
+
+    def __init__(self, app: Any, out: Path | None, prefix: str) -> None:
+        self.app = app
+        self.out = out
+        self.prefix = prefix
+        self.count = 0
+        self.taps = 0
+
+    def widgets(self) -> Iterator[Any]:
+        from kivy.core.window import Window
+
+        # Topmost first: Window.children[0] is the last one added (an open sheet covers the screen).
+        stack = list(reversed(Window.children))
+        while stack:
+            w = stack.pop()
+            yield w
+            stack.extend(reversed(w.children))
+
+    def find(self, name: str) -> Any:
+        from ui.widgets import Btn, CardChip
+
+        for w in self.widgets():
+            if isinstance(w, Btn | CardChip) and w.name == name:
+                return w
+        return None
+
+    def tap(self, name: str) -> None:
+        from kivy.tests.common import UnitTestTouch
+
+        w = self.find(name)
+        if w is None:
+            raise DemoError(f"no button named {name!r} on screen {self.app.current!r}")
+        if w.disabled:
+            raise DemoError(f"button {name!r} is disabled on screen {self.app.current!r}")
+        # Scroll it into view if it sits in a scroll view.
+        from kivy.uix.scrollview import ScrollView
+        from kivy.uix.widget import Widget
+
+        parent = w.parent
+        while isinstance(parent, Widget) and parent is not parent.parent:
+            if isinstance(parent, ScrollView):
+                parent.scroll_to(w, padding=10, animate=False)
+                parent.update_from_scroll()
+                break
+            parent = parent.parent
+        x, y = w.to_window(w.center_x, w.center_y)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        self.taps += 1
+
+    def shot(self, label: str) -> Generator[Any, None, None]:
+        """Wait for the screen to settle (the screen switch and layout take a frame or two), then save it."""
+        from kivy.core.window import Window
+
+        if self.out is None:
+            return
+        yield 0.12
+        self.count += 1
+        self.out.mkdir(parents=True, exist_ok=True)
+        target = self.out / f"{self.prefix}{self.count:02d}-{label}.png"
+        written = Window.screenshot(name=str(self.out / "shot.png"))
+        if written:
+            os.replace(written, target)
+        step(f"screenshot {target.name}")
+
+
+def wait_idle(app: Any) -> Script:
+    """Wait until no scan is running (and one more frame, for the refresh)."""
+    while app.scanner.busy:
+        yield 0.05
+    yield 0.05
+
+
+def type_name(d: Driver, name: str, shot: str | None = None) -> Script:
+    d.tap("type-name")
+    yield
+    for key in NAME_KEYS[name]:
+        d.tap(f"key-{key}")
+        yield
+    if shot:
+        yield from d.shot(shot)
+    d.tap("key-OK")
+    yield
+
+
+def set_hand(
+    d: Driver, app: Any, seat: int, player: str, cards: list[str], shot: str | None = None
+) -> Script:
+    """Make a player's hand hold exactly ``cards``: keep it if the camera read it right, else type it."""
+    flow = app.kiosk.jhyap
+    if sorted(c.code for c in flow.hands.get(player) or []) == sorted(cards):
+        return
+    d.tap(f"hand-{seat}")
+    yield
+    d.tap("menu-type")
+    yield
+    d.tap("clear")
+    yield
+    for code in cards:
+        if code == "JK":
+            d.tap("rank-JK")
+        else:
+            d.tap(f"rank-{code[:-1]}")
+            yield
+            d.tap(f"suit-{code[-1]}")
+        yield
+    if shot:
+        yield from d.shot(shot)
+    d.tap("done")
+    yield
+
+
+def set_team(d: Driver, app: Any, team: str, cards: list[str], shot: str | None = None) -> Script:
+    flow = app.kiosk.seep
+    if sorted(c.code for c in flow.captured.get(team) or []) == sorted(cards):
+        return
+    d.tap(f"type-{team}")
+    yield
+    d.tap("clear")
+    yield
+    for code in cards:
+        d.tap(f"rank-{code[:-1]}")
+        yield
+        d.tap(f"suit-{code[-1]}")
+        yield
+    if shot:
+        yield from d.shot(shot)
+    d.tap("done")
+    yield
+
+
+def new_jhyap(d: Driver, app: Any, typed: bool = True) -> Script:
+    d.tap("new-jhyap")
+    yield
+    yield from d.shot("new-jhyap-empty")
+    for i, name in enumerate(PLAYERS):
+        recent = [n for n in app.screens["new_game"].form.recent_choices()]
+        if not typed and name in recent:
+            d.tap(f"recent-{recent.index(name)}")
+            yield
+            continue
+        yield from type_name(
+            d, name, shot="keyboard-devanagari" if i == 1 else ("keyboard" if i == 0 else None)
+        )
+    d.tap("rules")
+    yield
+    for _ in range((200 - MAX_SCORE) // 10):
+        d.tap("rule-max_score-down")
+        yield
+    yield from d.shot("rules")
+    d.tap("rules-done")
+    yield
+    yield from d.shot("new-jhyap-ready")
+    d.tap("start")
+    yield
+    step("jhyap started")
+
+
+def play_round(
+    d: Driver, app: Any, number: int, caller: str, hands: dict[str, list[str]], shots: bool
+) -> Script:
+    flow = app.kiosk.jhyap
+    if shots:
+        yield from d.shot(f"round{number}-start")
+    d.tap(f"caller-{flow.active.index(caller)}")
+    yield
+    d.tap("scan-table")
+    yield
+    yield from wait_idle(app)
+    step(f"round {number} scanned")
+    if shots:
+        yield from d.shot(f"round{number}-scanned")
+    flow = app.kiosk.jhyap
+    if shots and number == 1:
+        # Look at one card in the picker (as a player would tap a doubtful one), then keep the hand as is.
+        first = next((i for i, p in enumerate(flow.active) if flow.hands.get(p)), None)
+        if first is not None:
+            d.tap(f"card-{first}-0")
+            yield
+            yield from d.shot("card-picker")
+            d.tap("cancel")
+            yield
+    for seat, player in enumerate(flow.active):
+        shot = "type-hand" if (shots and number == 1 and seat == 1) else None
+        yield from set_hand(d, app, seat, player, hands[player], shot)
+    if shots:
+        yield from d.shot(f"round{number}-ready")
+    d.tap("confirm")
+    yield
+    step(f"round {number} scored")
+    if shots:
+        yield from d.shot(f"round{number}-result")
+
+
+def jhyap_game(d: Driver, app: Any) -> Script:
+    yield from new_jhyap(d, app)
+    for number, (caller, hands) in enumerate(ROUNDS, 1):
+        yield from play_round(d, app, number, caller, hands, shots=number in (1, 3, 4, 5))
+        if number == 2:
+            d.tap("scores")
+            yield
+            yield from d.shot("scores-round2")
+            d.tap("back-to-game")
+            yield
+        if number == 3:
+            # Edit round 1 (a disputed hand): open it, change nothing, save; every later round is recomputed.
+            d.tap("edit")
+            yield
+            yield from d.shot("edit-menu")
+            d.tap("edit-0")
+            yield
+            yield from d.shot("edit-round1")
+            d.tap("confirm")
+            yield
+        if app.kiosk.game.status.value == "playing":
+            d.tap("next")
+            yield
+    d.tap("scores")
+    yield
+    yield from d.shot("scores-final")
+    d.tap("back-to-game")
+    yield
+    d.tap("next")
+    yield
+    yield from d.shot("game-over")
+    step("jhyap finished")
+
+
+def seep_game(d: Driver, app: Any) -> Script:
+    d.tap("back")  # game over -> home
+    yield
+    d.tap("new-seep")
+    yield
+    for name in PLAYERS:
+        recent = app.screens["new_game"].form.recent_choices()
+        d.tap(f"recent-{recent.index(name)}")
+        yield
+    yield from d.shot("new-seep")
+    d.tap("start")
+    yield
+    for number, (captured, sweeps) in enumerate(DEALS, 1):
+        for team, when in sweeps:
+            d.tap(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
+            yield
+        yield from d.shot(f"deal{number}-sweeps")
+        for team, cards in captured.items():
+            if cards is None:
+                continue
+            d.tap(f"scan-{team}")
+            yield
+            yield from wait_idle(app)
+            if number == 1:
+                yield from d.shot(f"deal{number}-scanned-{team}")
+            yield from set_team(
+                d,
+                app,
+                team,
+                cards[:-1] if number == 2 and team == "B" else cards,
+                shot="type-points" if number == 1 else None,
+            )
+        if number == 2:
+            # B's ace of clubs is not typed yet: the 100-point check names it.
+            yield from d.shot("deal2-missing-card")
+            d.tap("add-B")
+            yield
+            d.tap("rank-A")
+            yield
+            d.tap("suit-C")
+            yield
+        yield from d.shot(f"deal{number}-ready")
+        d.tap("confirm")
+        yield
+        yield from d.shot(f"deal{number}-result")
+        step(f"deal {number} scored")
+        d.tap("next")
+        yield
+    d.tap("scores")
+    yield
+    yield from d.shot("seep-scores")
+    d.tap("back-to-game")
+    yield
+    d.tap("scores")
+    yield
+    d.tap("end")
+    yield
+    d.tap("sheet-yes")
+    yield
+    yield from d.shot("seep-game-over")
+    step("seep finished")
+
+
+def full_demo(d: Driver, app: Any) -> Script:
+    yield 0.2
+    yield from d.shot("home-empty")
+    yield from jhyap_game(d, app)
+    yield from seep_game(d, app)
+    d.tap("tonight")
+    yield
+    d.tap("export")
+    yield
+    yield from d.shot("tonight")
+    d.tap("back")
+    yield
+    d.tap("settings")
+    yield
+    yield from d.shot("settings")
+    d.tap("back")
+    yield
+    yield from d.shot("home")
+
+
+def crash_script(d: Driver, app: Any) -> Script:
+    """Two rounds, then half of round 3 (caller picked, one hand typed), then wait to be killed."""
+    yield 0.2
+    yield from new_jhyap(d, app)
+    for number, (caller, hands) in enumerate(ROUNDS[:2], 1):
+        yield from play_round(d, app, number, caller, hands, shots=False)
+        d.tap("next")
+        yield
+    caller, hands = ROUNDS[2]
+    flow = app.kiosk.jhyap
+    d.tap(f"caller-{flow.active.index(caller)}")
+    yield
+    yield from set_hand(d, app, 0, flow.active[0], hands[flow.active[0]])
+    step("crash-ready")
+    while True:
+        yield 1.0
+
+
+def resume_script(d: Driver, app: Any) -> Script:
+    yield 0.2
+    yield from d.shot("resume-home")
+    d.tap("resume-0")
+    yield
+    yield from d.shot("resumed")
+    flow = app.kiosk.jhyap
+    summary = {
+        "screen": app.current,
+        "rounds": len(app.kiosk.game.entries),
+        "round_number": flow.number,
+        "caller": flow.caller,
+        "hands": {p: [c.code for c in h] if h is not None else None for p, h in flow.hands.items()},
+    }
+    print("RESUMED " + json.dumps(summary, ensure_ascii=False), flush=True)
+
+
+SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
+    "full": full_demo,
+    "crash": crash_script,
+    "resume": resume_script,
+}
+
+
+def run_in_process(args: argparse.Namespace) -> int:
+    size = SIZES[args.size]
+    os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
+    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="tabletally-kivy-"))
+    from ui.commands.kiosk import configure_kivy
+
+    configure_kivy(size)
+    from kivy.clock import Clock
+
+    from ui.app import TableTallyApp
+    from ui.store import Store
+
+    camera = args.camera or _demo_camera()
+    data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="tabletally-demo-"))
+    store = Store(data_dir)
+    app = TableTallyApp(store, camera=camera, model_path=args.model)
+    out = Path(args.out) / args.size if args.out else None
+    driver = Driver(app, out, "")
+    script = SCRIPTS[args.script](driver, app)
+    outcome: dict[str, Any] = {"ok": False}
+    started = time.monotonic()
+
+    def advance(_dt: float) -> None:
+        try:
+            delay = next(script)
+        except StopIteration:
+            outcome["ok"] = True
+            app.stop()
+            return
+        except Exception as exc:  # noqa: BLE001 - report any failure of the script, then stop
+            traceback.print_exc()
+            outcome["error"] = f"{type(exc).__name__}: {exc}"
+            app.stop()
+            return
+        Clock.schedule_once(advance, delay or 0)
+
+    Clock.schedule_once(advance, 0.3)
+    app.run()
+    game_count = len(store.games())
+    outcome.update(
+        size=args.size,
+        taps=driver.taps,
+        screenshots=driver.count,
+        seconds=round(time.monotonic() - started, 1),
+        games=game_count,
+        data_dir=str(data_dir),
+        camera=camera,
+    )
+    if game_count:
+        from ui.logic import games
+
+        outcome["replay"] = [games.replay_dict(r.log()) for r in store.games() if r.entries]
+    store.close()
+    print("RESULT " + json.dumps(outcome, ensure_ascii=False), flush=True)
+    return 0 if outcome["ok"] else 1
+
+
+def _demo_camera() -> str:
+    try:
+        from vision.camera import DEMO_DIR, IMAGE_SUFFIXES
+    except ImportError:
+        return "demo"
+    if DEMO_DIR.is_dir() and any(p.suffix.lower() in IMAGE_SUFFIXES for p in DEMO_DIR.iterdir()):
+        return f"folder:{DEMO_DIR}"
+    return "demo"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ui.demo", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=None, help="folder for the screenshots (one subfolder per size)")
+    parser.add_argument("--size", choices=[*SIZES, "both"], default="both")
+    parser.add_argument("--script", choices=list(SCRIPTS), default="full")
+    parser.add_argument("--data-dir", default=None, help="record to use (default: a new temporary one)")
+    parser.add_argument("--camera", default=None, help="camera spec (default: the bundled demo photos)")
+    parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
+    args = parser.parse_args(argv)
+    if args.size != "both":
+        return run_in_process(args)
+    status = 0
+    for size in SIZES:
+        cmd = [sys.executable, "-m", "ui.demo", "--size", size, "--script", args.script]
+        for flag in ("out", "camera", "model"):
+            value = getattr(args, flag)
+            if value:
+                cmd += [f"--{flag.replace('_', '-')}", str(value)]
+        if args.data_dir:
+            cmd += ["--data-dir", str(Path(args.data_dir) / size)]
+        print(f"== {size}: {' '.join(cmd)}", flush=True)
+        status |= subprocess.call(cmd)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
