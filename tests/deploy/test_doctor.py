@@ -19,7 +19,9 @@ from ui.commands.doctor import (
     Check,
     CheckName,
     Probes,
+    ReferencePhoto,
     Status,
+    bundled_test_photos,
     check_camera,
     check_database,
     check_disk,
@@ -45,17 +47,19 @@ NO_WEBCAM = Cam("webcam", "webcam", False, "no video capture device (/dev/video*
 DEMO = Cam("folder", "demo photos (3)", True, "bundled")
 
 
-class FakeDetector:
+class FakeReader:
+    """Stands in for the model: reads the given card codes from any picture."""
+
     imgsz = 640
 
-    def __init__(self, found: int = 8, fail: Exception | None = None) -> None:
-        self.found, self.fail, self.calls = found, fail, 0
+    def __init__(self, codes: tuple[str, ...] = ("7H", "7D", "9D"), fail: Exception | None = None) -> None:
+        self.codes, self.fail, self.calls = codes, fail, 0
 
-    def detect(self, image: Any) -> list[str]:
+    def read(self, image: Any) -> list[str]:
         self.calls += 1
         if self.fail:
             raise self.fail
-        return ["corner"] * self.found
+        return list(self.codes)
 
 
 def ticking_clock(step_s: float):
@@ -121,16 +125,19 @@ def test_camera_probe_that_crashes_is_reported_not_raised() -> None:
 # --- model ---
 
 
-def _model_check(model: Path, detector: FakeDetector | None = None, photos=(), **kwargs: Any) -> Check:
-    det = detector or FakeDetector()
+def _model_check(model: Path, reader: FakeReader | None = None, photos=(), **kwargs: Any) -> Check:
+    fake = reader or FakeReader()
     return check_model(
         model,
-        load=lambda path: det,
+        load=lambda path: fake,
         photos=list(photos),
         read_image=lambda path: f"image of {path.name}",
         blank_image=lambda: "blank",
         **kwargs,
     )
+
+
+HAND = ReferencePhoto(Path("doctor-photo.jpg"), ("7H", "7D", "9D"))
 
 
 def test_missing_model_file_is_a_problem(tmp_path: Path) -> None:
@@ -145,30 +152,62 @@ def test_empty_model_file_is_a_problem(tmp_path: Path) -> None:
 
 
 def test_model_that_does_not_load_reports_the_loaders_words(model: Path) -> None:
-    def load(path: Path) -> FakeDetector:
+    def load(path: Path) -> FakeReader:
         raise ValueError(f"model file {path} is not a valid ONNX model: protobuf parsing failed")
 
     check = check_model(model, load, [], lambda p: None, lambda: "blank")
     assert check.status is Status.FAIL and "protobuf parsing failed" in check.summary
 
 
-def test_model_reads_the_test_photo_and_reports_the_median_time(model: Path, tmp_path: Path) -> None:
-    detector = FakeDetector(found=6)
-    photo = tmp_path / "jhyap-hand.jpg"
-    check = _model_check(model, detector, [photo], clock=ticking_clock(0.180), runs=3)
+def test_model_reads_the_test_photos_cards_and_reports_the_median_time(model: Path) -> None:
+    reader = FakeReader(("9D", "7H", "7D"))
+    check = _model_check(model, reader, [HAND], clock=ticking_clock(0.180), runs=3)
     assert check.status is Status.OK
-    assert check.summary == "loads and read 6 card corners in jhyap-hand.jpg: 180 ms per photo at 640 px"
+    assert check.summary == "loads and read the test photo's cards (7H, 7D, 9D): 180 ms per photo at 640 px"
     assert check.details["ms_per_photo"] == pytest.approx(180.0)
-    assert detector.calls == 4  # one warm-up, three timed
+    assert reader.calls == 4  # one warm-up, three timed
 
 
-def test_model_that_finds_nothing_in_the_test_photo_is_suspicious(model: Path, tmp_path: Path) -> None:
-    check = _model_check(model, FakeDetector(found=0), [tmp_path / "hand.jpg"], clock=ticking_clock(0.1))
+def test_model_that_misses_or_invents_a_card_is_a_warning_naming_them(model: Path) -> None:
+    check = _model_check(model, FakeReader(("7H", "9D", "9D")), [HAND], clock=ticking_clock(0.1))
+    assert check.status is Status.WARN
+    assert "missed 7D; also read 9D" in check.summary
+
+
+def test_model_that_reads_none_of_the_test_cards_is_a_problem(model: Path) -> None:
+    check = _model_check(model, FakeReader(("KS",)), [HAND], clock=ticking_clock(0.1))
+    assert (
+        check.status is Status.FAIL
+        and "reads none of the cards" in check.summary
+        and "it read: KS" in check.summary
+    )
+
+
+def test_model_that_finds_nothing_in_a_photo_without_known_cards_is_suspicious(model: Path) -> None:
+    check = _model_check(model, FakeReader(()), [ReferencePhoto(Path("demo.jpg"))], clock=ticking_clock(0.1))
     assert check.status is Status.WARN and "found no cards" in check.summary
 
 
+def test_unreadable_test_photo_falls_back_to_the_next(model: Path) -> None:
+    def read_image(path: Path) -> str:
+        if path.name == "broken.jpg":
+            raise OSError("truncated file")
+        return "ok"
+
+    reader = FakeReader()
+    check = check_model(
+        model,
+        lambda p: reader,
+        [ReferencePhoto(Path("broken.jpg"), ("AS",)), HAND],
+        read_image,
+        lambda: "blank",
+        clock=ticking_clock(0.1),
+    )
+    assert check.status is Status.OK and check.details["test_photo"] == "doctor-photo.jpg"
+
+
 def test_model_without_test_photos_is_timed_on_a_blank_picture(model: Path) -> None:
-    check = _model_check(model, FakeDetector(found=0), [], clock=ticking_clock(0.05))
+    check = _model_check(model, FakeReader(()), [], clock=ticking_clock(0.05))
     assert check.status is Status.OK and "ran on a blank picture" in check.summary
 
 
@@ -180,8 +219,23 @@ def test_slow_model_is_a_warning_about_heat(model: Path) -> None:
 
 
 def test_model_that_fails_on_a_picture_is_a_problem(model: Path) -> None:
-    check = _model_check(model, FakeDetector(fail=ValueError("output shape (1, 61, 8400) does not match")))
+    check = _model_check(model, FakeReader(fail=ValueError("output shape (1, 61, 8400) does not match")))
     assert check.status is Status.FAIL and "(1, 61, 8400)" in check.summary
+
+
+def test_the_bundled_test_photo_and_its_cards_are_installed() -> None:
+    photos = bundled_test_photos()
+    assert len(photos) == 1 and photos[0].path.name == "doctor-photo.jpg"
+    assert photos[0].cards == ("7H", "7D", "9D")
+    from vision.camera import load_image
+
+    assert load_image(photos[0].path).shape == (480, 640, 3)
+
+
+def test_bundled_test_photo_list_that_is_damaged_is_ignored(tmp_path: Path) -> None:
+    (tmp_path / "p.jpg").write_bytes(b"x")
+    (tmp_path / "p.json").write_text('{"cards": "7H"}')
+    assert bundled_test_photos(tmp_path / "p.jpg") == []
 
 
 # --- display ---
@@ -364,13 +418,13 @@ def test_roomy_disk_is_ok(tmp_path: Path) -> None:
 
 
 def _probes(
-    tmp_path: Path, cameras: list[Cam], detector: FakeDetector | None = None, free_gb: float = 20.0
+    tmp_path: Path, cameras: list[Cam], reader: FakeReader | None = None, free_gb: float = 20.0
 ) -> Probes:
     roots = _sysfs(tmp_path / "sys", {"DSI-1": ("connected", "800x480")})
-    det = detector or FakeDetector()
+    fake = reader or FakeReader()
     return Probes(
         list_cameras=lambda: cameras,
-        load_detector=lambda path: det,
+        load_detector=lambda path: fake,
         test_photos=lambda: [],
         read_image=lambda path: None,
         blank_image=lambda: "blank",
@@ -463,3 +517,58 @@ def test_doctor_runs_for_real_on_this_machine(tmp_path: Path, capsys) -> None:
     assert status == (0 if report["ok"] else 1)
     assert [c["name"] for c in report["checks"]] == ["camera", "model", "display", "database", "disk"]
     assert all(c["status"] == "ok" or c["fix"] for c in report["checks"])
+
+
+def _tiny_card_model(path: Path, code_index: int, score: float = 0.9) -> Path:
+    """A real ONNX file shaped like the card model (1x3x32x32 in, 1x57xN out) that sees one card
+    everywhere: every position predicts the same box with class ``code_index`` at ``score``."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    bias = [16.0, 16.0, 4.0, 6.0] + [0.0] * 53
+    bias[4 + code_index] = score
+    graph = helper.make_graph(
+        [
+            helper.make_node("Conv", ["images", "w", "b"], ["maps"], kernel_shape=[1, 1]),
+            helper.make_node("Reshape", ["maps", "shape"], ["output0"]),
+        ],
+        "tiny-cards",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 32, 32])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 57, 1024])],
+        initializer=[
+            helper.make_tensor("w", TensorProto.FLOAT, [57, 3, 1, 1], [0.0] * 171),
+            helper.make_tensor("b", TensorProto.FLOAT, [57], bias),
+            helper.make_tensor("shape", TensorProto.INT64, [3], [1, 57, 1024]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+    return path
+
+
+def test_real_reader_reads_the_bundled_photo_with_a_real_onnx_model(tmp_path: Path) -> None:
+    """vision's detector and corner pairing, run by the doctor on its own test photo: a model that only
+    ever sees 7H is caught missing 7D and 9D."""
+    from vision.types import CARD_CODES
+
+    probes = doctor.real_probes()
+    model = _tiny_card_model(tmp_path / "cards.onnx", CARD_CODES.index("7H"))
+    check = check_model(
+        model, probes.load_detector, probes.test_photos(), probes.read_image, probes.blank_image
+    )
+    assert check.status is Status.WARN, check
+    assert check.details["read"] == ["7H"] and check.details["input_size"] == 32
+    assert "missed 7D, 9D" in check.summary
+
+
+def test_real_reader_reports_a_model_that_sees_nothing(tmp_path: Path) -> None:
+    probes = doctor.real_probes()
+    model = _tiny_card_model(tmp_path / "cards.onnx", 0, score=0.0)
+    check = check_model(
+        model, probes.load_detector, probes.test_photos(), probes.read_image, probes.blank_image
+    )
+    assert (
+        check.status is Status.FAIL
+        and "reads none of the cards in the test photo doctor-photo.jpg" in check.summary
+    )

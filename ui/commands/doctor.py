@@ -182,19 +182,43 @@ MODEL_MISSING_FIX = (
 )
 
 
+@dataclass(frozen=True)
+class ReferencePhoto:
+    """A photo to read, and the cards on it when they are known (``None``: unknown, e.g. a demo photo)."""
+
+    path: Path
+    cards: tuple[str, ...] | None = None
+
+
+TEST_PHOTO = Path(__file__).resolve().parents[2] / "deploy" / "doctor-photo.jpg"
+"""Three cards rendered from a card design the model never trains on; the cards are in doctor-photo.json."""
+
+
+def bundled_test_photos(photo: Path = TEST_PHOTO) -> list[ReferencePhoto]:
+    """The doctor's own test photo with its cards ([] when it is not installed or its list is unreadable)."""
+    try:
+        cards = json.loads(photo.with_suffix(".json").read_text(encoding="utf-8"))["cards"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    if not photo.is_file() or not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        return []
+    return [ReferencePhoto(photo, tuple(cards))]
+
+
 def check_model(
     model_path: Path,
     load: Callable[[Path], Any],
-    photos: Sequence[Path],
+    photos: Sequence[ReferencePhoto],
     read_image: Callable[[Path], Any],
     blank_image: Callable[[], Any],
     clock: Callable[[], float] = time.perf_counter,
     runs: int = 3,
 ) -> Check:
-    """Is the model file there, does it load, and how long does reading one photo take?
+    """Is the model file there, does it load, does it read the test photo's cards, and how fast?
 
-    ``load(path)`` returns a detector with ``detect(image)`` (raising on a bad file); ``photos`` are test
-    photos with cards on them (the bundled demo photos); without any, a blank picture is timed instead.
+    ``load(path)`` returns a reader with ``read(image) -> card codes`` (detection and corner pairing, as
+    in a scan) and ``imgsz``, raising on a bad file. The first readable photo in ``photos`` is read;
+    without any, a blank picture is timed instead.
     """
     details: dict[str, Any] = {"path": str(model_path)}
     if not model_path.exists():
@@ -211,7 +235,7 @@ def check_model(
         )
     details["size_mb"] = round(model_path.stat().st_size / MB, 1)
     try:
-        detector = load(model_path)
+        reader = load(model_path)
     except Exception as exc:
         return Check(
             CheckName.MODEL,
@@ -220,12 +244,12 @@ def check_model(
             "The file is damaged or is not a TableTally card model. " + MODEL_MISSING_FIX,
             details,
         )
-    details["input_size"] = getattr(detector, "imgsz", None)
-    photo: Path | None = None
+    details["input_size"] = getattr(reader, "imgsz", None)
+    photo: ReferencePhoto | None = None
     image = None
     for candidate in photos:
         try:
-            image = read_image(candidate)
+            image = read_image(candidate.path)
         except Exception:
             continue
         photo = candidate
@@ -233,11 +257,11 @@ def check_model(
     if image is None:
         image = blank_image()
     try:
-        detections = detector.detect(image)  # the first run also warms the runtime up
+        codes = list(reader.read(image))  # the first run also warms the runtime up
         times = []
         for _ in range(max(1, runs)):
             start = clock()
-            detections = detector.detect(image)
+            codes = list(reader.read(image))
             times.append((clock() - start) * 1000.0)
     except Exception as exc:
         return Check(
@@ -248,14 +272,42 @@ def check_model(
             details,
         )
     ms = statistics.median(times)
-    details.update(ms_per_photo=round(ms, 1), test_photo=str(photo) if photo else None, found=len(detections))
+    details.update(ms_per_photo=round(ms, 1), test_photo=str(photo.path) if photo else None, read=codes)
     speed = f"{ms:.0f} ms per photo at {details['input_size']} px"
-    if photo is not None and not detections:
+    wrong_model = "It may be an untrained or a wrong model. " + MODEL_MISSING_FIX
+    if photo is not None and photo.cards is not None:
+        expected = sorted(photo.cards)
+        details["expected"] = list(photo.cards)
+        missing = _minus(expected, codes)
+        extra = _minus(codes, expected)
+        if not set(codes) & set(expected):
+            return Check(
+                CheckName.MODEL,
+                Status.FAIL,
+                f"the model loads ({speed}) but reads none of the cards in the test photo "
+                f"{photo.path.name} ({', '.join(photo.cards)}); it read: {', '.join(codes) or 'nothing'}",
+                wrong_model,
+                details,
+            )
+        if missing or extra:
+            said = []
+            if missing:
+                said.append(f"missed {', '.join(missing)}")
+            if extra:
+                said.append(f"also read {', '.join(extra)}")
+            return Check(
+                CheckName.MODEL,
+                Status.WARN,
+                f"the model reads the test photo {photo.path.name} only in part: {'; '.join(said)} ({speed})",
+                "A good model reads all of these clear cards. " + wrong_model,
+                details,
+            )
+    elif photo is not None and not codes:
         return Check(
             CheckName.MODEL,
             Status.WARN,
-            f"the model loads ({speed}) but found no cards in the test photo {photo.name}",
-            "It may be an untrained or wrong model. " + MODEL_MISSING_FIX,
+            f"the model loads ({speed}) but found no cards in the test photo {photo.path.name}",
+            wrong_model,
             details,
         )
     if ms > SLOW_PHOTO_MS:
@@ -267,8 +319,22 @@ def check_model(
             "(vcgencmd get_throttled) and other busy programs (top); a fan or heatsink helps.",
             details,
         )
-    what = f"read {len(detections)} card corners in {photo.name}" if photo else "ran on a blank picture"
+    if photo is None:
+        what = "ran on a blank picture (no test photo installed)"
+    elif photo.cards is not None:
+        what = f"read the test photo's cards ({', '.join(photo.cards)})"
+    else:
+        what = f"read {len(codes)} cards in {photo.path.name}"
     return Check(CheckName.MODEL, Status.OK, f"loads and {what}: {speed}", details=details)
+
+
+def _minus(items: Sequence[str], remove: Sequence[str]) -> list[str]:
+    """``items`` without ``remove``, counting repeats (two 7H minus one 7H leaves one)."""
+    left = list(items)
+    for item in remove:
+        if item in left:
+            left.remove(item)
+    return sorted(left)
 
 
 # --- display -------------------------------------------------------------------------------------------
@@ -590,7 +656,7 @@ class Probes:
 
     list_cameras: Callable[[], Sequence[Any]]
     load_detector: Callable[[Path], Any]
-    test_photos: Callable[[], Sequence[Path]]
+    test_photos: Callable[[], Sequence[ReferencePhoto]]
     read_image: Callable[[Path], Any]
     blank_image: Callable[[], Any]
     kiosk_running: Callable[[], bool] = _service_active
@@ -610,11 +676,24 @@ def real_probes() -> Probes:
 
     return Probes(
         list_cameras=list_cameras,
-        load_detector=lambda path: CardDetector(path).load(),
-        test_photos=demo_photos,
+        load_detector=lambda path: _CardReader(CardDetector(path).load()),
+        test_photos=lambda: [*bundled_test_photos(), *(ReferencePhoto(p) for p in demo_photos())],
         read_image=load_image,
         blank_image=lambda: np.full((720, 960, 3), 128, dtype=np.uint8),
     )
+
+
+class _CardReader:
+    """The kiosk's way of reading a photo: detect the corner indices, then pair them into cards."""
+
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+        self.imgsz = detector.imgsz
+
+    def read(self, image: Any) -> list[str]:
+        from vision.cards import cards_from_detections
+
+        return [card.code for card in cards_from_detections(self.detector.detect(image))]
 
 
 def default_model_path(env: Mapping[str, str]) -> Path:
