@@ -50,7 +50,12 @@ def write_demos(out: Path, faces: Path = DEFAULT_FACES, seed: int = 2024) -> dic
             if ok and len(buf) < MAX_BYTES:
                 break
         (out / name).write_bytes(buf.tobytes())
-        truth[name] = {"cards": result.cards, "hands": result.hands, "kind": result.kind, "decks": result.decks}
+        truth[name] = {
+            "cards": result.cards,
+            "hands": result.hands,
+            "kind": result.kind,
+            "decks": result.decks,
+        }
     (out / "truth.json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
     return truth
 

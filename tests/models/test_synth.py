@@ -22,8 +22,16 @@ def _read_labels(path: Path) -> list[list[float]]:
 def test_dataset_is_deterministic_from_the_seed(faces_dir: Path, tmp_path: Path) -> None:
     outs = []
     for i, workers in enumerate((1, 2)):
-        cfg = SynthConfig(tmp_path / f"ds{i}", 6, 2, seed=5, faces=faces_dir, workers=workers, long_side=256,
-                          decks=TEST_DECKS)
+        cfg = SynthConfig(
+            tmp_path / f"ds{i}",
+            6,
+            2,
+            seed=5,
+            faces=faces_dir,
+            workers=workers,
+            long_side=256,
+            decks=TEST_DECKS,
+        )
         generate(cfg)
         outs.append(cfg.out)
     for sub in ("labels/train", "labels/val", "truth"):
@@ -34,7 +42,9 @@ def test_dataset_is_deterministic_from_the_seed(faces_dir: Path, tmp_path: Path)
 
 
 def test_labels_are_normalised_boxes_of_the_cards_in_the_truth(faces_dir: Path, tmp_path: Path) -> None:
-    cfg = SynthConfig(tmp_path / "ds", 12, 3, seed=2, faces=faces_dir, workers=1, long_side=320, decks=TEST_DECKS)
+    cfg = SynthConfig(
+        tmp_path / "ds", 12, 3, seed=2, faces=faces_dir, workers=1, long_side=320, decks=TEST_DECKS
+    )
     data_yaml = generate(cfg)
     assert "names:" in data_yaml.read_text() and "  52: 'JK'" in data_yaml.read_text()
     rows = [json.loads(line) for line in (cfg.out / "truth" / "train.jsonl").read_text().splitlines()]
@@ -44,8 +54,8 @@ def test_labels_are_normalised_boxes_of_the_cards_in_the_truth(faces_dir: Path, 
         classes = {CLASS_CODES[int(lab[0])] for lab in labels}
         assert classes == set(row["cards"])
         for _, cx, cy, w, h in labels:
-            assert 0 <= cx - w / 2 + 1e-6 and cx + w / 2 <= 1 + 1e-6
-            assert 0 <= cy - h / 2 + 1e-6 and cy + h / 2 <= 1 + 1e-6
+            assert cx - w / 2 + 1e-6 >= 0 and cx + w / 2 <= 1 + 1e-6
+            assert cy - h / 2 + 1e-6 >= 0 and cy + h / 2 <= 1 + 1e-6
         assert (cfg.out / "images" / "train" / row["image"]).is_file()
 
 
@@ -83,5 +93,8 @@ def test_a_covered_corner_is_not_labelled(faces_dir: Path) -> None:
 def test_cli_rejects_bad_counts_and_unknown_decks(faces_dir: Path, tmp_path: Path, capsys) -> None:
     assert main(["--out", str(tmp_path / "x"), "--count", "-1", "--faces", str(faces_dir)]) == 2
     assert "count" in capsys.readouterr().err
-    assert main(["--out", str(tmp_path / "y"), "--count", "1", "--faces", str(faces_dir), "--decks", "nope"]) == 2
+    assert (
+        main(["--out", str(tmp_path / "y"), "--count", "1", "--faces", str(faces_dir), "--decks", "nope"])
+        == 2
+    )
     assert "nope" in capsys.readouterr().err

@@ -50,8 +50,15 @@ def test_smoke_generate_and_train_one_tiny_epoch(faces_dir: Path, tmp_path: Path
         synth_count=8,
         synth_val_count=4,
         synth_seed=1,
-        train_args={"imgsz": 64, "epochs": 1, "batch": 4, "workers": 0, "mosaic": 0.0, "fliplr": 0.0,
-                    "val": False},
+        train_args={
+            "imgsz": 64,
+            "epochs": 1,
+            "batch": 4,
+            "workers": 0,
+            "mosaic": 0.0,
+            "fliplr": 0.0,
+            "val": False,
+        },
     )
     run = train(cfg, device="cpu")
     assert (run / "weights" / "last.pt").is_file()
