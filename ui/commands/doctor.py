@@ -1,9 +1,9 @@
 """Check that this machine can run the TableTally kiosk, and say in plain words what to fix.
 
 Five checks: the camera (is one connected and found by libcamera?), the card model (is the file there,
-does ONNX Runtime load it, how long does it take to read a photo?), the display (a desktop session, or a
-screen on the KMS/DRM driver, and a touch panel), the database (does it open, pass SQLite's integrity check,
-accept writes?) and the free disk space.
+does ONNX Runtime load it, does it read the three known cards of the bundled test photo, and how long does
+a photo take?), the display (a desktop session, or a screen on the KMS/DRM driver, and a touch panel), the
+database (does it open, pass SQLite's integrity check, accept writes?) and the free disk space.
 
 On an installed Pi the settings come from /etc/tabletally/kiosk.env (written by deploy/install.sh), so the
 doctor looks at the same data directory and display the kiosk uses. Stop the kiosk first (sudo systemctl
