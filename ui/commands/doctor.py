@@ -696,9 +696,8 @@ class _CardReader:
         return [card.code for card in cards_from_detections(self.detector.detect(image))]
 
 
-def default_model_path(env: Mapping[str, str]) -> Path:
-    if env.get("TABLETALLY_MODEL"):
-        return Path(env["TABLETALLY_MODEL"]).expanduser()
+def default_model_path() -> Path:
+    """The model the kiosk reads cards with when it is not given --model."""
     from vision.detector import DEFAULT_ONNX
 
     return DEFAULT_ONNX
@@ -766,7 +765,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--data-dir", type=Path, help="data directory (default: the kiosk's, see above)")
     parser.add_argument(
-        "--model", type=Path, help="model file (default: models/cards.onnx or $TABLETALLY_MODEL)"
+        "--model", type=Path, help="model file (default: the kiosk's, models/cards.onnx in the package)"
     )
     parser.add_argument(
         "--env-file", type=Path, default=ENV_FILE, help=f"the installed kiosk's settings (default {ENV_FILE})"
@@ -786,9 +785,9 @@ def run(
 ) -> int:
     env = kiosk_environment(os.environ if environ is None else environ, args.env_file)
     data_dir = resolve_data_dir(args.data_dir, env)
-    model_path = args.model.expanduser() if args.model else default_model_path(env)
     try:
         probes = probes or real_probes()
+        model_path = args.model.expanduser() if args.model else default_model_path()
     except ImportError as exc:
         print(f"tabletally doctor: TableTally's vision libraries do not load: {exc}", file=sys.stderr)
         print(
