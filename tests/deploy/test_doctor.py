@@ -572,3 +572,16 @@ def test_real_reader_reports_a_model_that_sees_nothing(tmp_path: Path) -> None:
         check.status is Status.FAIL
         and "reads none of the cards in the test photo doctor-photo.jpg" in check.summary
     )
+
+
+def test_missing_vision_libraries_are_reported_in_plain_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    def no_opencv() -> Probes:
+        raise ImportError("No module named 'cv2'")
+
+    monkeypatch.setattr(doctor, "real_probes", no_opencv)
+    status = doctor.run(_args(tmp_path), environ={})
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "vision libraries do not load: No module named 'cv2'" in err and "deploy/install.sh" in err
