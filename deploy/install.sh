@@ -245,7 +245,7 @@ run "${PIP[@]}" install --upgrade --constraint "$(path "$PREFIX/constraints.txt"
 SRC=$WORK/src
 SOURCES=()
 for item in pyproject.toml README.md LICENSE LICENSE.md NOTICE.md scorer vision ui models deploy; do
-  [ -e "$REPO/$item" ] && SOURCES+=("$item")
+  if [ -e "$REPO/$item" ]; then SOURCES+=("$item"); fi
 done
 if dry; then
   printf 'would copy: %s -> %s (%s)\n' "$REPO" "$SRC" "${SOURCES[*]}"
