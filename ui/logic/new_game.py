@@ -51,8 +51,9 @@ class NewGameForm:
             raise FormError("Type a name first.")
         if len(name) > MAX_NAME:
             raise FormError(f"{name!r} is too long (at most {MAX_NAME} letters).")
-        if name.casefold() in (n.casefold() for n in self.names):
-            raise FormError(f"{name} is already playing.")
+        same = [n for n in self.names if n.casefold() == name.casefold()]
+        if same:
+            raise FormError(f"{same[0]} is already playing.")
         if len(self.names) >= self.max_players:
             raise FormError(f"{self.max_players} players at most.")
         self.names.append(name)
