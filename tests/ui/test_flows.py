@@ -17,13 +17,23 @@ from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
 from ui.logic.keyboard import BACKSPACE, DONE, SWITCH, NameKeyboard
 from ui.logic.kiosk import RESULT, ROUND, Kiosk, KioskError
 from ui.logic.new_game import FormError, NewGameForm
-from ui.logic.scan import CardPicker, HandCard, ScanPhase, Scanner, ScanResult, card_label
+from ui.logic.scan import CardPicker, HandCard, Scanner, ScanPhase, ScanResult, card_label
 from ui.logic.seep_deal import SeepDealFlow
 from ui.store import GameStatus, Store
 
 PLAYERS = ["Asha", "बिकास", "Chandra", "Dipa"]
-ROUND1 = {"Asha": ["AS", "2H"], "बिकास": ["KS", "QH", "9C"], "Chandra": ["10D", "JC", "8S"], "Dipa": ["5C", "6D"]}
-ROUND2 = {"Asha": ["2S", "2D"], "बिकास": ["KH", "KD", "QS"], "Chandra": ["JH", "QD", "9S"], "Dipa": ["AC", "3S"]}
+ROUND1 = {
+    "Asha": ["AS", "2H"],
+    "बिकास": ["KS", "QH", "9C"],
+    "Chandra": ["10D", "JC", "8S"],
+    "Dipa": ["5C", "6D"],
+}
+ROUND2 = {
+    "Asha": ["2S", "2D"],
+    "बिकास": ["KH", "KD", "QS"],
+    "Chandra": ["JH", "QD", "9S"],
+    "Dipa": ["AC", "3S"],
+}
 
 
 @pytest.fixture
@@ -57,7 +67,9 @@ def table_scan(hands_by_position: list[list[str]], uncertain: set[str] = frozens
         group = []
         for j, code in enumerate(hand):
             group.append(len(cards))
-            cards.append(HandCard(code, 0.9, code in uncertain, (x + 40 * j, y, x + 40 * j + 30, y + 40), ("9S",)))
+            cards.append(
+                HandCard(code, 0.9, code in uncertain, (x + 40 * j, y, x + 40 * j + 30, y + 40), ("9S",))
+            )
         groups.append(tuple(group))
     return ScanResult(TABLE, tuple(cards), tuple(groups), 1000, 1000, jpeg=b"jpeg")
 
@@ -80,8 +92,13 @@ def test_new_game_form_rejects_duplicates_blank_and_too_many_names() -> None:
 
 def test_new_game_form_defaults_come_from_the_rules_engine() -> None:
     form = NewGameForm("jhyap")
-    assert form.rules == {"max_score": 200, "call_limit": 5, "caller_penalty": 30,
-                          "tie_penalizes_caller": False, "halve_exact": True}
+    assert form.rules == {
+        "max_score": 200,
+        "call_limit": 5,
+        "caller_penalty": 30,
+        "tie_penalizes_caller": False,
+        "halve_exact": True,
+    }
     assert NewGameForm("seep").rules["baazi_lead"] == 100
 
 
@@ -233,12 +250,20 @@ def test_result_shows_caller_penalty_halving_and_next_dealer(kiosk: Kiosk) -> No
     start_jhyap(kiosk, max_score=100)
     play(kiosk, "Asha", ROUND1)
     play(kiosk, "Dipa", ROUND2)
-    play(kiosk, "Chandra", {"Asha": ["AH", "2C"], "बिकास": ["KC", "JD", "10S", "5H"], "Chandra": ["4H"],
-                            "Dipa": ["7C", "8D"]})
+    play(
+        kiosk,
+        "Chandra",
+        {"Asha": ["AH", "2C"], "बिकास": ["KC", "JD", "10S", "5H"], "Chandra": ["4H"], "Dipa": ["7C", "8D"]},
+    )
     result = boards.jhyap_round_result(kiosk.log)
     assert result.headline == "Chandra called Jhyap and lost: 34 points (penalty)"
     kiosk.jhyap.pick_caller("Asha")
-    for p, cards in {"Asha": ["AD"], "बिकास": ["9H", "8C"], "Chandra": ["6S", "3C"], "Dipa": ["10C", "4D"]}.items():
+    for p, cards in {
+        "Asha": ["AD"],
+        "बिकास": ["9H", "8C"],
+        "Chandra": ["6S", "3C"],
+        "Dipa": ["10C", "4D"],
+    }.items():
         kiosk.jhyap.type_hand(p, cards)
     kiosk.confirm()
     result = boards.jhyap_round_result(kiosk.log)
@@ -448,7 +473,9 @@ def test_seep_csv_lists_each_deal_with_lead_and_baazi(kiosk: Kiosk) -> None:
     kiosk.seep.type_cards("A", ["AS", "2S", "AH"])
     kiosk.confirm()
     rows = list(csv.DictReader(io.StringIO(boards.rounds_csv(kiosk.log))))
-    assert rows[0]["A points"] == "4" and rows[0]["baazi"] == "B" and rows[0]["baazi_reason"] == "under_minimum"
+    assert (
+        rows[0]["A points"] == "4" and rows[0]["baazi"] == "B" and rows[0]["baazi_reason"] == "under_minimum"
+    )
 
 
 def test_standings_count_games_wins_and_baazis_across_the_night(kiosk: Kiosk) -> None:
