@@ -1,0 +1,109 @@
+"""The evaluation's scoring rules, checked with a stand-in detector on made-up photos."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.evaluate import EvalError, eval_pinochle, eval_single_card, eval_synthetic, render_report
+from models.onnx_detect import Detection
+
+
+class ScriptedDetector:
+    """Returns the detections listed for each photo size (photos are told apart by their width)."""
+
+    size = 320
+
+    def __init__(self, by_width: dict[int, list[Detection]]) -> None:
+        self.by_width = by_width
+
+    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.5) -> list[Detection]:
+        return self.by_width.get(image.shape[1], [])
+
+
+def _det(code: str, x0: float, y0: float, x1: float, y1: float, score: float = 0.9) -> Detection:
+    return Detection(code, 0, score, x0, y0, x1, y1)
+
+
+def _real(tmp_path: Path, images: list[dict[str, object]]) -> Path:
+    for row in images:
+        path = tmp_path / str(row["file"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), np.zeros((int(row["height"]), int(row["width"]), 3), np.uint8))
+    (tmp_path / "manifest.json").write_text(json.dumps({"images": images}))
+    return tmp_path
+
+
+def test_pinochle_rank_recall_counts_right_rank_inside_the_card(tmp_path: Path) -> None:
+    real = _real(
+        tmp_path,
+        [
+            {
+                "file": "edje_pinochle/train/a.jpg",
+                "width": 100,
+                "height": 80,
+                "boxes": [
+                    {"xmin": 0, "ymin": 0, "xmax": 40, "ymax": 60, "rank": "K"},
+                    {"xmin": 50, "ymin": 0, "xmax": 90, "ymax": 60, "rank": "9"},
+                ],
+            },
+        ],
+    )
+    det = ScriptedDetector(
+        {
+            100: [
+                _det("KH", 2, 2, 10, 14),  # right rank inside the first card
+                _det("QS", 52, 2, 60, 14),  # wrong rank inside the second card
+                _det("AS", 20, 65, 30, 78),  # outside every card
+            ]
+        }
+    )
+    res = eval_pinochle(det, real, 0.3)  # type: ignore[arg-type]
+    assert res.value == pytest.approx(0.5)
+    assert res.details["wrong_rank_detections_per_image"] == 1
+    assert res.details["detections_off_any_card_per_image"] == 1
+
+
+def test_single_card_accuracy_uses_the_top_detection(tmp_path: Path) -> None:
+    real = _real(
+        tmp_path,
+        [
+            {"file": "ivr_edinburgh/d/1.jpg", "width": 64, "height": 48, "cards": ["7H"]},
+            {"file": "ivr_edinburgh/d/2.jpg", "width": 65, "height": 48, "cards": ["2S"]},
+            {"file": "ivr_edinburgh/d/3.jpg", "width": 66, "height": 48, "cards": ["9D"]},
+        ],
+    )
+    det = ScriptedDetector({64: [_det("7H", 0, 0, 5, 5)], 65: [_det("2C", 0, 0, 5, 5)]})
+    res = eval_single_card(det, real, "ivr_edinburgh", 0.3)  # type: ignore[arg-type]
+    assert res.images == 3 and res.value == pytest.approx(1 / 3)
+    assert res.details["rank_accuracy"] == pytest.approx(2 / 3, abs=1e-3)
+    assert res.details["no_detection"] == 1
+
+
+def test_exact_hand_pairs_the_corners_of_one_card(tmp_path: Path) -> None:
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "truth").mkdir()
+    rows = [
+        {"image": "a.jpg", "cards": ["AS", "7H"], "kind": "hand"},
+        {"image": "b.jpg", "cards": ["2C"], "kind": "hand"},
+    ]
+    cv2.imwrite(str(tmp_path / "images" / "val" / "a.jpg"), np.zeros((40, 50, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "images" / "val" / "b.jpg"), np.zeros((40, 51, 3), np.uint8))
+    (tmp_path / "truth" / "val.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # two corners of 7H and one of AS: one exact hand; the second photo misses its card
+    det = ScriptedDetector(
+        {50: [_det("7H", 0, 0, 4, 4), _det("7H", 40, 30, 44, 34), _det("AS", 10, 0, 14, 4)]}
+    )
+    res = eval_synthetic(det, tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+    assert res.exact_hand_rate == pytest.approx(0.5)
+    assert res.card_precision == 1.0 and res.card_recall == pytest.approx(2 / 3)
+    assert "exact-hand rate (2 images) | 0.500" in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
+
+
+def test_missing_truth_is_named(tmp_path: Path) -> None:
+    with pytest.raises(EvalError, match="val.jsonl"):
+        eval_synthetic(ScriptedDetector({}), tmp_path, 0.3, None, None)  # type: ignore[arg-type]
