@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -196,3 +198,19 @@ def test_installed_kivy_config_is_what_kivy_reads(fake_pi, user) -> None:
         ).stdout.splitlines()[-1]
     )
     assert (graphics["fullscreen"], graphics["rotation"], graphics["show_cursor"]) == ("auto", "90", "0")
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_the_installed_unit_passes_systemd_analyze_verify(fake_pi, user, tmp_path) -> None:
+    result = _install(fake_pi, user)
+    assert result.returncode == 0, result.stderr
+    unit = fake_pi.path("/etc/systemd/system/tabletally-kiosk.service").read_text()
+    # The service's ExecStart must exist for verify: point it at the fake root's venv.
+    venv = fake_pi.path("/opt/tabletally/venv")
+    assert (venv / "bin" / "tabletally").exists()
+    copy = tmp_path / "tabletally-kiosk.service"
+    copy.write_text(unit.replace("/opt/tabletally/venv", str(venv)))
+    check = subprocess.run(
+        ["systemd-analyze", "verify", str(copy)], capture_output=True, text=True, check=False
+    )
+    assert (check.returncode, (check.stdout + check.stderr).strip()) == (0, "")
