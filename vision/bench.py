@@ -62,9 +62,9 @@ def _worker(kind: str, model: str, images: list[str], repeat: int, threads: int)
         def detect(img: Any) -> list[tuple[str, float, list[float]]]:
             return [(d.code, d.confidence, list(d.box)) for d in detector.detect(img)]
     else:
-        from ultralytics import YOLO
+        from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
 
-        yolo = YOLO(model, task="detect")
+        yolo: Any = YOLO(model, task="detect")
 
         def detect(img: Any) -> list[tuple[str, float, list[float]]]:
             result = yolo.predict(img, verbose=False)[0]
@@ -110,18 +110,24 @@ def _run_worker(kind: str, model: Path, images: list[Path], repeat: int, threads
     root = Path(__file__).resolve().parent.parent
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    assert proc.stdout is not None
-    startup = None
-    for line in proc.stdout:  # the libraries may print their own lines first
-        if line.strip() == FIRST:
-            startup = time.perf_counter() - start
-            break
-    rest, err = proc.communicate()
-    found = [line[len(RESULT) :] for line in rest.splitlines() if line.startswith(RESULT)]
+    # stderr goes to a file: a pipe could fill up while we read stdout line by line. stdout is read through
+    # one file object to the end (communicate() would bypass lines it has already buffered).
+    with tempfile.TemporaryFile(mode="w+") as err_file:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err_file, text=True, env=env)
+        assert proc.stdout is not None
+        startup = None
+        lines = []
+        for line in proc.stdout:  # the libraries may print their own lines first
+            if startup is None and line.strip() == FIRST:
+                startup = time.perf_counter() - start
+            lines.append(line)
+        proc.wait()
+        err_file.seek(0)
+        err = err_file.read()
+    found = [line[len(RESULT) :] for line in lines if line.startswith(RESULT)]
     if startup is None or proc.returncode != 0 or not found:
-        tail = err.strip().splitlines()[-3:]
-        raise SystemExit(f"vision.bench: the {kind} run failed: " + " | ".join(tail))
+        tail = (err.strip() or "".join(lines).strip() or "no output").splitlines()[-3:]
+        raise SystemExit(f"vision.bench: the {kind} run failed (exit {proc.returncode}): " + " | ".join(tail))
     result: dict[str, Any] = json.loads(found[0])
     result["startup_s"] = startup
     return result
@@ -138,7 +144,7 @@ def export_stand_in(folder: Path, imgsz: int = 416, dynamic: bool = False) -> tu
     os.environ.setdefault("YOLO_CONFIG_DIR", str(folder / ".yolo-config"))
     import torch
     import ultralytics
-    from ultralytics import YOLO
+    from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
 
     from vision.types import CARD_CODES
 
@@ -148,7 +154,7 @@ def export_stand_in(folder: Path, imgsz: int = 416, dynamic: bool = False) -> tu
     )
     yaml_path = folder / "yolo11n-cards.yaml"  # the "n" in the name selects the nano scale
     yaml_path.write_text(text + "\n", encoding="utf-8")
-    model = YOLO(str(yaml_path))
+    model: Any = YOLO(str(yaml_path))
     model.model.names = dict(enumerate(CARD_CODES))
     model.model.args = {"imgsz": imgsz, "task": "detect"}
     pt = folder / "cards.pt"
@@ -163,7 +169,10 @@ def export_stand_in(folder: Path, imgsz: int = 416, dynamic: bool = False) -> tu
     return pt, onnx
 
 
-def _agreement(a: dict[str, list], b: dict[str, list]) -> tuple[int, int]:
+Found = dict[str, list[tuple[str, float, list[float]]]]
+
+
+def _agreement(a: Found, b: Found) -> tuple[int, int]:
     """Corners found by both (same code, IoU >= 0.5) and the corners found by either."""
     both = total = 0
     for image, dets_a in a.items():

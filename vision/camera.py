@@ -234,7 +234,7 @@ class OpenCVCamera(_CameraBase):
 
 def _import_picamera2() -> Any:
     try:
-        from picamera2 import Picamera2  # type: ignore[import-not-found]
+        from picamera2 import Picamera2  # type: ignore[import-not-found,unused-ignore]
     except ImportError as exc:
         raise CameraError(
             "the Pi camera needs picamera2, which is not installed "

@@ -120,7 +120,8 @@ def box_iou_one(
     w = np.clip(np.minimum(box[2], others[:, 2]) - np.maximum(box[0], others[:, 0]), 0, None)
     h = np.clip(np.minimum(box[3], others[:, 3]) - np.maximum(box[1], others[:, 1]), 0, None)
     inter = w * h
-    return inter / np.maximum(area + areas - inter, 1e-9)
+    iou: np.ndarray = inter / np.maximum(area + areas - inter, 1e-9)
+    return iou
 
 
 def candidate_boxes(
@@ -286,7 +287,7 @@ def _metadata_imgsz(raw: str | None) -> int | None:
     if isinstance(value, int):
         return value
     if isinstance(value, list | tuple) and value and all(isinstance(v, int) for v in value):
-        return max(value)
+        return int(max(value))
     return None
 
 
@@ -392,7 +393,7 @@ class CardDetector:
 
     def _load_onnx(self) -> None:
         try:
-            import onnxruntime as ort
+            import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
         except ImportError as exc:  # pragma: no cover - a dependency of the package
             raise ModelError(f"onnxruntime is not installed: {exc}") from exc
         opts = ort.SessionOptions()
@@ -438,7 +439,7 @@ class CardDetector:
 
     def _load_ultralytics(self) -> None:
         try:
-            from ultralytics import YOLO
+            from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
         except ImportError as exc:
             raise ModelError(
                 f"backend 'ultralytics' needs the ultralytics package (pip install -e '.[train]'): {exc}"
