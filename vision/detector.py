@@ -438,6 +438,9 @@ class CardDetector:
         self._session = session
 
     def _load_ultralytics(self) -> None:
+        # Nothing may download at run time (fonts, assets, update checks).
+        os.environ.setdefault("YOLO_OFFLINE", "1")
+        os.environ.setdefault("YOLO_AUTOINSTALL", "False")
         try:
             from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
         except ImportError as exc:
