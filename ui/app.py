@@ -333,7 +333,8 @@ class RulesSheet(Sheet):
         for f in self.form.fields:
             row = hbox(size_hint_y=None, height=TOUCH)
             value = self.form.rules[f.name]
-            row.add_widget(Lbl(f.label, "m"))
+            label = f"Exactly {self.form.rules['max_score']} halves" if f.name == "halve_exact" else f.label
+            row.add_widget(Lbl(label, "m"))
             if f.is_bool:
                 row.add_widget(
                     Btn(
@@ -413,32 +414,36 @@ class JhyapRoundScreen(Base):
             title = f"Editing round {flow.number}"
             back = ("Cancel", self.cancel_edit)
         else:
-            title = f"Round {flow.number}: {flow.dealer} deals, {flow.starter} starts"
+            title = f"Round {flow.number}"
             back = ("Home", self.app.go_home)
-        root.add_widget(self.top_bar(title, back=back, scores=True))
+        bar = self.top_bar(title, back=back, scores=True)
+        if flow.edit_position is None:
+            # Who deals and who starts, on the bar's right (it is what the table asks first).
+            bar.children[1].size_hint_x = 0.5
+            bar.add_widget(
+                Lbl(f"{flow.dealer} deals \u00b7 {flow.starter} starts", "s", halign="right", shorten=True),
+                index=1,
+            )
+        root.add_widget(bar)
         callers = hbox(size_hint_y=None, height=TOUCH)
-        callers.add_widget(Lbl("Jhyap by:", "m", size_hint_x=None, width=dp(110) if landscape() else dp(120)))
+        callers.add_widget(Lbl("Jhyap:", "m", size_hint_x=None, width=font("m") * 3.6))
         for i, p in enumerate(flow.active):
+            role = "selected" if flow.caller == p else "normal"
             callers.add_widget(
-                Btn(
-                    p,
-                    lambda p=p: self.pick_caller(p),
-                    name=f"caller-{i}",
-                    role="selected" if flow.caller == p else "normal",
-                    shorten=True,
-                )
+                Btn(p, lambda p=p: self.pick_caller(p), name=f"caller-{i}", role=role, shorten=True)
             )
         root.add_widget(callers)
         body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        left = vbox(size_hint_x=0.46 if landscape() else 1, size_hint_y=1 if landscape() else 0.8)
+        left = vbox(size_hint_x=0.46 if landscape() else 1, size_hint_y=1 if landscape() else 0.9)
         self.photo = PhotoView()
         self.photo.on_box = self.tap_box
         left.add_widget(self.photo)
         scan_row = hbox(size_hint_y=None, height=TOUCH)
         busy = self.app.scanner.busy
         retry = bool(flow.message) and flow.table_scan is None
+        label = "Retry scan" if retry else ("Scan again" if flow.table_scan else "Scan table")
         scan_btn = Btn(
-            "Retry scan" if retry else ("Scan again" if flow.table_scan else "Scan table"),
+            label,
             lambda: self.app.scan(TABLE, len(flow.active)),
             name="scan-table",
             role="normal" if flow.table_scan else "warn",
@@ -452,32 +457,21 @@ class JhyapRoundScreen(Base):
         body.add_widget(left)
         right = vbox()
         hands = vbox(size_hint_y=None, spacing=dp(4))
-        over = {}
         for hv in flow.hand_views():
-            over[hv.player] = hv.over_deck
             hands.add_widget(self._hand_row(flow, hv))
         right.add_widget(scroller(hands))
         problems = flow.problems()
-        status = (
-            problems[0]
-            if problems
-            else (
-                f"{flow.uncertain_left} card(s) in orange: check them, then score."
-                if flow.uncertain_left
-                else "All hands read. Score the round?"
-            )
-        )
-        if flow.message and not problems:
-            status = flow.message
-        right.add_widget(
-            AutoLbl(
-                _short(status, 160),
-                "s",
-                color=DANGER
-                if problems and flow.caller and all(flow.hands.get(p) for p in flow.active)
-                else (WARN if problems else TEXT),
-            )
-        )
+        if flow.message and not busy and flow.table_scan is not None:
+            right.add_widget(AutoLbl(_short(flow.message, 160), "xs", color=WARN))
+        if problems:
+            status = problems[0]
+            entered = flow.caller and all(flow.hands.get(p) for p in flow.active)
+            colour = DANGER if entered else WARN
+        elif flow.uncertain_left:
+            status, colour = f"{flow.uncertain_left} card(s) in orange: check them, then score.", WARN
+        else:
+            status, colour = "All hands in. Score the round?", TEXT
+        right.add_widget(AutoLbl(_short(status, 160), "s", color=colour))
         confirm = Btn(
             "Score round" if flow.edit_position is None else "Save round",
             self.confirm,
@@ -692,26 +686,17 @@ class SeepDealScreen(Base):
             status = f"{flow.uncertain_left} card(s) in orange: check them, then score."
         else:
             status = flow.message or "Score the deal?"
+        root.add_widget(AutoLbl(_short(status, 150), "s", color=DANGER if (problems or missing) else TEXT))
         bottom = hbox(size_hint_y=None, height=TOUCH + dp(6))
-        undo = Btn(
-            "Undo sweep",
-            self.undo_sweep,
-            role="quiet",
-            name="undo-sweep",
-            size_hint_x=None,
-            width=dp(150),
-            height=TOUCH + dp(6),
-        )
+        undo = Btn("Undo sweep", self.undo_sweep, role="quiet", name="undo-sweep", height=TOUCH + dp(6))
         undo.disabled = not flow.sweeps
         bottom.add_widget(undo)
-        bottom.add_widget(Lbl(_short(status, 150), "s", color=DANGER if (problems or missing) else TEXT))
         confirm = Btn(
             "Score deal" if flow.edit_position is None else "Save deal",
             self.confirm,
             role="primary",
             name="confirm",
-            size_hint_x=None,
-            width=dp(170),
+            size_hint_x=2,
             height=TOUCH + dp(6),
             font_size=font("l"),
         )
@@ -723,24 +708,24 @@ class SeepDealScreen(Base):
         panel = Panel(orientation="vertical", padding=dp(6), spacing=dp(6))
         names = " & ".join(flow.teams[team])
         counts = flow.sweep_counts(team)
-        panel.add_widget(AutoLbl(f"{team}: {names}", "l", bold=True, color=SERIES[k]))
-        panel.add_widget(
-            AutoLbl(
-                f"Sweeps: {counts['normal']}   first play: {counts['first']}   last play: {counts['last']}",
-                "s",
-                color=MUTED,
-            )
-        )
+        panel.add_widget(AutoLbl(f"{team}: {names}", "m", bold=True, color=SERIES[k]))
         sweeps = hbox(size_hint_y=None, height=TOUCH)
         sweeps.add_widget(
             Btn(
-                "First play",
+                f"First play: {counts['first']}",
                 lambda: self.sweep(team, "first"),
                 name=f"sweep-first-{team}",
                 font_size=font("s"),
             )
         )
-        sweeps.add_widget(Btn("Sweep", lambda: self.sweep(team, "normal"), name=f"sweep-{team}", role="warn"))
+        sweeps.add_widget(
+            Btn(
+                f"Sweep: {counts['normal']}",
+                lambda: self.sweep(team, "normal"),
+                name=f"sweep-{team}",
+                role="warn",
+            )
+        )
         sweeps.add_widget(
             Btn("Last play", lambda: self.sweep(team, "last"), name=f"sweep-last-{team}", font_size=font("s"))
         )
@@ -749,13 +734,7 @@ class SeepDealScreen(Base):
         chips = flow_layout()
         if cards is None:
             chips.add_widget(
-                Lbl(
-                    "Not scanned: gets every point card the other team did not take.",
-                    "s",
-                    color=MUTED,
-                    size_hint=(1, None),
-                    height=TOUCH,
-                )
+                AutoLbl("Not scanned: gets every point card the other team did not take.", "s", color=MUTED)
             )
         else:
             doubled = set(flow.doubled())
@@ -902,7 +881,7 @@ class SeepDealScreen(Base):
 def table(
     rows: list[list[str]], widths: list[float], greyed: set[int] | None = None, bold_col: int = -1
 ) -> Any:
-    grid = GridLayout(cols=len(widths), size_hint_y=None, spacing=(dp(4), dp(2)))
+    grid = GridLayout(cols=len(widths), size_hint_y=None, spacing=(dp(10), dp(2)), padding=(0, 0, dp(12), 0))
     grid.bind(minimum_height=grid.setter("height"))
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
@@ -910,7 +889,7 @@ def table(
             lbl = Lbl(
                 text,
                 "s" if r == 0 else "m",
-                halign="left" if c == 0 else "right",
+                halign="left" if c == 0 or (c == len(row) - 1 and not rows[0][c]) else "right",
                 size_hint_x=widths[c],
                 size_hint_y=None,
                 height=dp(30) if r == 0 else TOUCH - dp(8),
@@ -981,8 +960,9 @@ class ResultScreen(Base):
             )
             if line.hand is None:
                 greyed.add(i)
-        root.add_widget(scroller(table(rows, [3, 1.2, 1.2, 1.4, 2], greyed, bold_col=3)))
+        root.add_widget(table(rows, [3, 1.1, 1.1, 1.3, 2], greyed, bold_col=3))
         root.add_widget(AutoLbl(result.next_text, "l", color=WARN if result.finished else TEXT))
+        root.add_widget(Widget())
         self._buttons(root, result.finished, "round")
 
     def _seep(self, root: Any, log: dict[str, Any], position: int | None) -> None:
@@ -1034,7 +1014,7 @@ class ScoreboardScreen(Base):
                 if r.eliminated:
                     greyed.add(i)
             left.add_widget(AutoLbl(f"Out above {board.max_score}.", "s", color=MUTED))
-            left.add_widget(scroller(table(rows, [3, 1.3, 1.3, 1.3], greyed, bold_col=1)))
+            left.add_widget(scroller(table(rows, [2.6, 1.2, 1.2, 1.6], greyed, bold_col=1)))
             for i, name in enumerate(log["players"]):
                 legend_colours[name] = SERIES[i % len(SERIES)]
         else:
@@ -1077,7 +1057,7 @@ class ScoreboardScreen(Base):
         row = hbox(size_hint_y=None, height=TOUCH)
         word = "round" if board.kind == games.JHYAP else "deal"
         if self.kiosk.game is not None and self.kiosk.game.status is GameStatus.PLAYING:
-            undo = Btn(f"Undo last {word}", self.undo, role="quiet", name="undo", font_size=font("s"))
+            undo = Btn("Undo last", self.undo, role="quiet", name="undo", font_size=font("s"))
             undo.disabled = not board.entries
             row.add_widget(undo)
             edit = Btn(f"Edit a {word}", self.app.edit_menu, role="quiet", name="edit", font_size=font("s"))

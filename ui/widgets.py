@@ -83,7 +83,7 @@ def font(size: str = "m") -> float:
     """Font sizes in px, scaled to the shorter side of the window (480 px on the 7-inch screen)."""
     base = min(Window.width, Window.height) / 480.0
     px = {"xs": 17, "s": 20, "m": 24, "l": 30, "xl": 40, "xxl": 56}[size]
-    return max(14.0, px * min(base, 1.6))
+    return max(14.0, px * min(base, 1.2))
 
 
 class Lbl(Label):

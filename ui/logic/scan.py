@@ -332,4 +332,8 @@ def _camera_message(exc: BaseException) -> str:
 
 
 def _model_message(exc: BaseException) -> str:
-    return f"The card model is not available ({exc}). Type the cards, or fix them on the photo."
+    from vision.detector import DEFAULT_ONNX
+
+    if not DEFAULT_ONNX.exists():
+        return "No card model yet: tap a player's name to type the cards."
+    return f"The card model did not load ({exc}). Tap a player's name to type the cards."

@@ -1,0 +1,144 @@
+"""The real Kivy kiosk, headless (SDL offscreen): the scripted demo plays a whole Jhyap game and Seep deals
+with simulated touches and the folder camera at both screen sizes; a kiosk killed mid-round resumes with
+nothing lost.
+
+These start Kivy in subprocesses (one window per process), so they are marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ui.demo import DEALS, PLAYERS, ROUNDS
+from ui.store import GameStatus, Store
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def demo_env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        SDL_VIDEODRIVER="offscreen",
+        KIVY_NO_ARGS="1",
+        KIVY_NO_CONSOLELOG="1",
+        KIVY_HOME=str(tmp_path / "kivy-home"),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def result_line(stdout: str, prefix: str = "RESULT ") -> dict[str, Any]:
+    lines = [line for line in stdout.splitlines() if line.startswith(prefix)]
+    assert lines, f"no {prefix.strip()} line in the demo output:\n{stdout[-3000:]}"
+    data: dict[str, Any] = json.loads(lines[-1][len(prefix) :])
+    return data
+
+
+@pytest.mark.parametrize("size", ["landscape", "portrait"])
+def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path: Path, size: str) -> None:
+    out = tmp_path / "shots"
+    data = tmp_path / "data"
+    proc = subprocess.run(
+        [sys.executable, "-m", "ui.demo", "--out", str(out), "--size", size, "--data-dir", str(data)],
+        cwd=ROOT,
+        env=demo_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    result = result_line(proc.stdout)
+    assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    assert result["ok"] and result["games"] == 2
+    # Every screen was saved, at the asked size.
+    shots = sorted((out / size).glob("*.png"))
+    names = {p.name.split("-", 1)[1] for p in shots}
+    for screen in ["home-empty.png", "keyboard-devanagari.png", "rules.png", "round1-scanned.png",
+                   "card-picker.png", "round1-result.png", "scores-final.png", "game-over.png",
+                   "deal2-missing-card.png", "deal1-result.png", "seep-scores.png", "tonight.png", "settings.png"]:
+        assert screen in names, f"no screenshot of {screen}"
+    import cv2
+
+    height, width = cv2.imread(str(shots[0])).shape[:2]
+    assert (width, height) == ((800, 480) if size == "landscape" else (720, 1280))
+    # The record holds what the screens showed: the scorer's replay of the kiosk's own logs.
+    jhyap, seep = result["replay"]
+    assert jhyap["finished"] and jhyap["winner"] == "Asha"
+    assert len(jhyap["rounds"]) == len(ROUNDS)
+    assert jhyap["rounds"][3]["halved"] == ["Chandra"] and jhyap["rounds"][3]["eliminated"] == ["बिकास"]
+    assert len(seep["deals"]) == len(DEALS)
+    assert seep["deals"][0]["points"] == {"A": 85, "B": 90}
+    store = Store(data)
+    games = store.games()
+    assert [g.status for g in games] == [GameStatus.FINISHED, GameStatus.FINISHED]
+    assert games[0].definition["players"] == PLAYERS  # typed on the on-screen keyboard, Devanagari included
+    assert games[0].definition["rules"] == {"max_score": 100}
+    assert store.scans(games[0].id), "the scan photos are kept beside the record"
+    assert all(s.photo and s.photo.is_file() for s in store.scans(games[0].id))
+    exports = list((data / "exports").rglob("*.json"))
+    assert len(exports) == 2
+
+
+def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = demo_env(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ui.demo", "--script", "crash", "--size", "landscape", "--data-dir", str(data)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seen: list[str] = []
+    deadline = time.monotonic() + 180
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            seen.append(line)
+            if line.startswith("STEP crash-ready"):
+                break
+            assert time.monotonic() < deadline, "the crash script took too long"
+        else:
+            pytest.fail("the kiosk exited before the crash point:\n" + "".join(seen[-40:]))
+        os.kill(proc.pid, signal.SIGKILL)  # pull the plug: no clean shutdown, no on_stop
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+
+    # Everything confirmed and everything in progress is in the record.
+    store = Store(data)
+    (game,) = store.unfinished()
+    assert len(game.entries) == 2
+    draft = store.draft(game.id)
+    assert draft is not None and draft.screen == "round"
+    store.close()
+
+    caller, hands = ROUNDS[2]
+    resumed = subprocess.run(
+        [sys.executable, "-m", "ui.demo", "--script", "resume", "--size", "landscape", "--data-dir", str(data),
+         "--out", str(tmp_path / "shots")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    state = result_line(resumed.stdout, "RESUMED ")
+    assert state["screen"] == "jhyap_round"
+    assert state["rounds"] == 2 and state["round_number"] == 3
+    assert state["caller"] == caller
+    assert state["hands"]["Asha"] == hands["Asha"]
+    assert (tmp_path / "shots" / "landscape").is_dir()
