@@ -1072,7 +1072,14 @@ class ScoreboardScreen(Base):
                     font_size=font("s"),
                 )
             )
-        row.add_widget(Btn("Back to game", self.app.back_from_scores, role="primary", name="back-to-game"))
+        row.add_widget(
+            Btn(
+                "Back to game" if landscape() else "Back",
+                self.app.back_from_scores,
+                role="primary",
+                name="back-to-game",
+            )
+        )
         root.add_widget(row)
 
     def undo(self) -> None:
