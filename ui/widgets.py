@@ -673,9 +673,12 @@ class NameKeyboardSheet(Sheet):
 
     def __init__(self, title: str, on_done: Callable[[str], None]) -> None:
         super().__init__(title)
+        self.body.remove_widget(self.title_label)  # the typed name is the title: every row for the keys
         self.kb = NameKeyboard()
         self.on_done = on_done
-        self.display = Lbl("", "xl", halign="center", size_hint_y=None, height=TOUCH + dp(10), bold=True)
+        self.display = Lbl("", "xl", halign="center", size_hint_y=None, height=TOUCH, bold=True)
+        self._hint = title
+        self._show()
         with self.display.canvas.before:
             Color(*PANEL)
             self._disp_rect = Rectangle(pos=self.display.pos, size=self.display.size)
@@ -708,15 +711,28 @@ class NameKeyboardSheet(Sheet):
                 elif key == DONE:
                     b.size_hint_x = 1.6
                 line.add_widget(b)
+            if key == DONE:  # the bottom row: script switch, space, cancel, add
+                cancel = Btn(
+                    "Cancel",
+                    self.dismiss,
+                    role="quiet",
+                    name="key-cancel",
+                    size_hint_y=1,
+                    font_size=font("m"),
+                )
+                cancel.size_hint_x = 1.4
+                line.add_widget(cancel, index=1)
             self.keys.add_widget(line)
-        cancel = hbox(size_hint_y=None, height=TOUCH)
-        cancel.add_widget(Btn("Cancel", self.dismiss, role="quiet", name="key-cancel"))
-        self.keys.add_widget(cancel)
+
+    def _show(self) -> None:
+        """The typed name, or the hint (greyed) while nothing is typed."""
+        self.display.text = self.kb.text or self._hint
+        self.display.color = TEXT if self.kb.text else MUTED
 
     def _press(self, key: str) -> None:
         before = (self.kb.script, self.kb.upper)
         self.kb.press(key)
-        self.display.text = self.kb.text
+        self._show()
         if self.kb.done:
             name = self.kb.text.strip()
             self.dismiss()

@@ -293,6 +293,23 @@ def test_a_whole_game_ends_with_a_winner_and_stats(kiosk: Kiosk) -> None:
     assert kiosk.screen == "game_over"
 
 
+def test_an_edit_that_undoes_an_elimination_reopens_a_finished_game(kiosk: Kiosk) -> None:
+    gid = start_jhyap(kiosk, max_score=12)
+    play(kiosk, "Asha", ROUND1)
+    kiosk.jhyap.pick_caller("Asha")
+    kiosk.jhyap.type_hand("Asha", ["2S", "2D"])
+    kiosk.jhyap.type_hand("Dipa", ["KH", "KD"])
+    kiosk.confirm()
+    assert kiosk.store.game(gid).status is GameStatus.FINISHED
+    kiosk.edit(1)
+    kiosk.jhyap.pick_caller("Dipa")  # it was Dipa who called, holding one ace
+    kiosk.jhyap.type_hand("Dipa", ["AH"])
+    kiosk.confirm()
+    record = kiosk.store.game(gid)
+    assert record.status is GameStatus.PLAYING and record.winner is None
+    assert games.score(record.log()).totals == {"Asha": 4, "बिकास": 29, "Chandra": 28, "Dipa": 11}
+
+
 def test_undo_takes_back_the_last_round_and_the_next_round_starts_again(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     play(kiosk, "Asha", ROUND1)

@@ -62,9 +62,21 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
     # Every screen was saved, at the asked size.
     shots = sorted((out / size).glob("*.png"))
     names = {p.name.split("-", 1)[1] for p in shots}
-    for screen in ["home-empty.png", "keyboard-devanagari.png", "rules.png", "round1-scanned.png",
-                   "card-picker.png", "round1-result.png", "scores-final.png", "game-over.png",
-                   "deal2-missing-card.png", "deal1-result.png", "seep-scores.png", "tonight.png", "settings.png"]:
+    for screen in [
+        "home-empty.png",
+        "keyboard-devanagari.png",
+        "rules.png",
+        "round1-scanned.png",
+        "card-picker.png",
+        "round1-result.png",
+        "scores-final.png",
+        "game-over.png",
+        "deal2-missing-card.png",
+        "deal1-result.png",
+        "seep-scores.png",
+        "tonight.png",
+        "settings.png",
+    ]:
         assert screen in names, f"no screenshot of {screen}"
     import cv2
 
@@ -92,7 +104,17 @@ def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> Non
     data = tmp_path / "data"
     env = demo_env(tmp_path)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ui.demo", "--script", "crash", "--size", "landscape", "--data-dir", str(data)],
+        [
+            sys.executable,
+            "-m",
+            "ui.demo",
+            "--script",
+            "crash",
+            "--size",
+            "landscape",
+            "--data-dir",
+            str(data),
+        ],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -127,8 +149,19 @@ def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> Non
 
     caller, hands = ROUNDS[2]
     resumed = subprocess.run(
-        [sys.executable, "-m", "ui.demo", "--script", "resume", "--size", "landscape", "--data-dir", str(data),
-         "--out", str(tmp_path / "shots")],
+        [
+            sys.executable,
+            "-m",
+            "ui.demo",
+            "--script",
+            "resume",
+            "--size",
+            "landscape",
+            "--data-dir",
+            str(data),
+            "--out",
+            str(tmp_path / "shots"),
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -208,9 +208,13 @@ class Kiosk:
         assert self.game is not None
         if self.kind == games.JHYAP:
             state = games.score(self.log)
-            if state.finished and self.game.status is GameStatus.PLAYING:
+            if state.finished and self.game.status is not GameStatus.FINISHED:
                 self.store.set_status(self.game.id, GameStatus.FINISHED, state.winner)
-                self.game = self.store.game(self.game.id)
+            elif state.finished and self.game.winner != state.winner:
+                self.store.set_status(self.game.id, GameStatus.FINISHED, state.winner)  # an edit changed it
+            elif not state.finished and self.game.status is GameStatus.FINISHED:
+                self.store.set_status(self.game.id, GameStatus.PLAYING)  # an edit re-opened the game
+            self.game = self.store.game(self.game.id)
 
     def next_round(self) -> None:
         if self.game is None:
