@@ -273,18 +273,16 @@ def play_round(
     if shots:
         yield from d.shot(f"round{number}-scanned")
     flow = app.kiosk.jhyap
-    if shots and number == 1:
-        # Look at one card in the picker (as a player would tap a doubtful one), then keep the hand as is.
-        first = next((i for i, p in enumerate(flow.active) if flow.hands.get(p)), None)
-        if first is not None:
-            d.tap(f"card-{first}-0")
-            yield
-            yield from d.shot("card-picker")
-            d.tap("cancel")
-            yield
     for seat, player in enumerate(flow.active):
         shot = "type-hand" if (shots and number == 1 and seat == 1) else None
         yield from set_hand(d, app, seat, player, hands[player], shot)
+    if shots and number == 1:
+        # Tap a card as a player would to check it: the picker (13 ranks x 4 suits + joker) opens on it.
+        d.tap("card-1-0")
+        yield
+        yield from d.shot("card-picker")
+        d.tap("keep")
+        yield
     if shots:
         yield from d.shot(f"round{number}-ready")
     d.tap("confirm")

@@ -591,3 +591,47 @@ def test_round_flow_draft_round_trips_through_json(kiosk: Kiosk) -> None:
     again = JhyapRoundFlow.from_dict(kiosk.log, data)
     assert again.codes() == kiosk.jhyap.codes() and again.caller == "Chandra"
     assert again.hands["बिकास"][1].uncertain and again.hands["बिकास"][1].alternatives == ("9S",)
+
+
+def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(
+    kiosk: Kiosk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real pipeline (pairing, hands) on detections from a stand-in model: 4 hands around the table."""
+    import cv2
+
+    import vision.detector
+    from vision.types import Detection
+
+    centres = [(500, 880), (100, 500), (500, 100), (880, 500)]  # bottom, left, top, right
+    hands = [ROUND1[p] for p in PLAYERS]
+
+    class StandInDetector:
+        def __init__(self, model_path: Path | None = None) -> None:
+            self.model_path = model_path
+
+        def load(self) -> StandInDetector:
+            return self
+
+        def detect(self, image: np.ndarray) -> list[Detection]:
+            out = []
+            for (x, y), hand in zip(centres, hands, strict=True):
+                for j, code in enumerate(hand):
+                    conf = 0.4 if code == "9C" else 0.95
+                    out.append(Detection(code, conf, (x + 45 * j, y, x + 45 * j + 30, y + 40)))
+            return out
+
+    monkeypatch.setattr(vision.detector, "CardDetector", StandInDetector)
+    photo = np.random.default_rng(1).integers(0, 255, (1000, 1000, 3), dtype=np.uint8)
+    cv2.imwrite(str(tmp_path / "table.jpg"), photo)
+    start_jhyap(kiosk)
+    kiosk.jhyap.pick_caller("Asha")
+    scanner = Scanner(f"folder:{tmp_path}")
+    result = scanner.scan_now(TABLE, n_hands=4)
+    assert result.error is None, result.error
+    assert sorted(c.code for c in result.cards) == sorted(c for h in hands for c in h)
+    assert len(result.groups) == 4
+    kiosk.record_scan(result)
+    assert kiosk.jhyap.codes() == ROUND1
+    assert kiosk.jhyap.uncertain_left == 1  # the low-confidence 9C is marked for a look
+    kiosk.confirm()
+    assert games.score(kiosk.log).totals == {"Asha": 0, "बिकास": 29, "Chandra": 28, "Dipa": 11}
