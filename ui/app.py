@@ -539,9 +539,17 @@ class JhyapRoundScreen(Base):
         )
         row.add_widget(name_btn)
         chips = flow_layout(size_hint_x=1)
-        if not hv.scanned:
+        if not hv.cards:
             chips.add_widget(
-                Lbl("no cards yet", "s", color=MUTED, size_hint=(None, None), width=dp(120), height=TOUCH)
+                Btn(
+                    "Type cards",
+                    lambda p=hv.player: self.type_hand(p),
+                    name=f"type-{i}",
+                    role="quiet",
+                    size_hint_x=None,
+                    width=dp(130),
+                    font_size=font("s"),
+                )
             )
         for j, card in enumerate(hv.cards):
             chip = CardChip(card, lambda p=hv.player, j=j: self.tap_card(p, j), name=f"card-{i}-{j}")
@@ -610,7 +618,6 @@ class JhyapRoundScreen(Base):
 
     def hand_menu(self, player: str) -> None:
         sheet = Sheet(f"{player}'s hand")
-        flow = self.kiosk.jhyap
 
         def scan() -> None:
             sheet.dismiss()
@@ -618,16 +625,19 @@ class JhyapRoundScreen(Base):
 
         def type_hand() -> None:
             sheet.dismiss()
-            codes = [c.code for c in flow.hands.get(player) or []]
-            self.app.open_sheet(
-                HandTyperSheet(f"Type {player}'s cards", codes, lambda cs: self._typed(player, cs))
-            )
+            self.type_hand(player)
 
         sheet.body.add_widget(Btn("Scan this hand alone", scan, name="menu-scan"))
         sheet.body.add_widget(Btn("Type the cards", type_hand, name="menu-type"))
         sheet.body.add_widget(Widget())
         sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="menu-back"))
         self.app.open_sheet(sheet)
+
+    def type_hand(self, player: str) -> None:
+        codes = [c.code for c in self.kiosk.jhyap.hands.get(player) or []]
+        self.app.open_sheet(
+            HandTyperSheet(f"Type {player}'s cards", codes, lambda cs: self._typed(player, cs))
+        )
 
     def _typed(self, player: str, codes: list[str]) -> None:
         self.kiosk.jhyap.type_hand(player, codes)
@@ -727,7 +737,12 @@ class SeepDealScreen(Base):
             )
         )
         sweeps.add_widget(
-            Btn("Last play", lambda: self.sweep(team, "last"), name=f"sweep-last-{team}", font_size=font("s"))
+            Btn(
+                f"Last play: {counts['last']}",
+                lambda: self.sweep(team, "last"),
+                name=f"sweep-last-{team}",
+                font_size=font("s"),
+            )
         )
         panel.add_widget(sweeps)
         cards = flow.captured.get(team)
@@ -766,7 +781,13 @@ class SeepDealScreen(Base):
         actions.add_widget(Btn("Type", lambda: self.type_cards(team), name=f"type-{team}", size_hint_x=0.5))
         if team in flow.scans and flow.scans[team].get("photo"):
             actions.add_widget(
-                Btn("Photo", lambda: self.show_photo(team), name=f"photo-{team}", size_hint_x=0.5)
+                Btn(
+                    "Photo",
+                    lambda: self.show_photo(team),
+                    name=f"photo-{team}",
+                    size_hint_x=0.5,
+                    font_size=font("s"),
+                )
             )
         if cards is not None:
             actions.add_widget(

@@ -106,6 +106,11 @@ class Driver:
         self.prefix = prefix
         self.count = 0
         self.taps = 0
+        self.timings: dict[str, list[float]] = {}
+        self.small_targets: list[str] = []
+
+    def timed(self, what: str, seconds: float) -> None:
+        self.timings.setdefault(what, []).append(round(seconds * 1000, 1))
 
     def widgets(self) -> Iterator[Any]:
         from kivy.core.window import Window
@@ -150,6 +155,17 @@ class Driver:
         touch.touch_up()
         self.taps += 1
 
+    def check_targets(self, label: str) -> None:
+        """Every button on screen must be at least 48 x 48 px (a fingertip)."""
+        from kivy.core.window import Window
+
+        from ui.widgets import Btn, CardChip
+
+        for w in self.widgets():
+            visible = isinstance(w, Btn | CardChip) and w.get_root_window() is Window
+            if visible and (w.width < 48 or w.height < 48):
+                self.small_targets.append(f"{label}: {w.name or w.text!r} {w.width:.0f}x{w.height:.0f}")
+
     def shot(self, label: str) -> Generator[Any, None, None]:
         """Wait for the screen to settle (the screen switch and layout take a frame or two), then save it."""
         from kivy.core.window import Window
@@ -160,6 +176,7 @@ class Driver:
         self.count += 1
         self.out.mkdir(parents=True, exist_ok=True)
         target = self.out / f"{self.prefix}{self.count:02d}-{label}.png"
+        self.check_targets(label)
         written = Window.screenshot(name=str(self.out / "shot.png"))
         if written:
             os.replace(written, target)
@@ -266,9 +283,11 @@ def play_round(
         yield from d.shot(f"round{number}-start")
     d.tap(f"caller-{flow.active.index(caller)}")
     yield
+    started = time.perf_counter()
     d.tap("scan-table")
     yield
     yield from wait_idle(app)
+    d.timed("scan_ms", time.perf_counter() - started)
     step(f"round {number} scanned")
     if shots:
         yield from d.shot(f"round{number}-scanned")
@@ -285,7 +304,9 @@ def play_round(
         yield
     if shots:
         yield from d.shot(f"round{number}-ready")
-    d.tap("confirm")
+    started = time.perf_counter()
+    d.tap("confirm")  # scores the round, commits it and draws the result screen before it returns
+    d.timed("confirm_to_result_ms", time.perf_counter() - started)
     yield
     step(f"round {number} scored")
     if shots:
@@ -493,6 +514,8 @@ def run_in_process(args: argparse.Namespace) -> int:
     outcome.update(
         size=args.size,
         taps=driver.taps,
+        timings=driver.timings,
+        small_targets=driver.small_targets,
         screenshots=driver.count,
         seconds=round(time.monotonic() - started, 1),
         games=game_count,

@@ -335,5 +335,5 @@ def _model_message(exc: BaseException) -> str:
     from vision.detector import DEFAULT_ONNX
 
     if not DEFAULT_ONNX.exists():
-        return "No card model yet: tap a player's name to type the cards."
-    return f"The card model did not load ({exc}). Tap a player's name to type the cards."
+        return "No card model yet: type the cards (or tap them on the photo to fix them)."
+    return f"The card model did not load ({exc}). Type the cards instead."
