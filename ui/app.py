@@ -53,6 +53,7 @@ from ui.widgets import (
     load_photo,
     scroller,
     setup_theme,
+    texture_from_bgr,
     vbox,
 )
 
@@ -1447,10 +1448,13 @@ class TableTallyApp(App):
         self.refresh()
 
     def photo_cache(self, path: str | None) -> Any:
+        """The scan photo as a GPU texture, kept for the last photo only (the Pi has little memory), so that
+        a tap that redraws the round does not decode and upload the photo again."""
         if not path:
             return None
         if path not in self._photos:
-            self._photos = {path: load_photo(path)}  # keep one: the Pi has little memory
+            image = load_photo(path)
+            self._photos = {path: texture_from_bgr(image) if image is not None else None}
         return self._photos[path]
 
     def on_stop(self) -> None:

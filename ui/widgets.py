@@ -285,11 +285,12 @@ class PhotoView(Widget):
         )
 
     def set_image(self, image: Any, width: int, height: int) -> None:
-        if image is not None:
-            self._texture = texture_from_bgr(image)
-            self._scale_src = (image.shape[1] / max(width, 1), image.shape[0] / max(height, 1))
+        """Show a photo (a BGR array, or a ready Texture) whose original size is ``width`` x ``height``
+        (the boxes are in those pixels, the shown image may be smaller)."""
+        if image is None or isinstance(image, Texture):
+            self._texture = image
         else:
-            self._texture = None
+            self._texture = texture_from_bgr(image)
         self.photo_size = [width, height]
         self.redraw()
 
