@@ -21,7 +21,7 @@ import pytest
 from ui.demo import DEALS, PLAYERS, ROUNDS
 from ui.store import GameStatus, Store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(400)]
 ROOT = Path(__file__).resolve().parents[2]
 
 
