@@ -283,6 +283,15 @@ def play_round(
         yield from d.shot(f"round{number}-start")
     d.tap(f"caller-{flow.active.index(caller)}")
     yield
+    if number == 2:
+        # The camera is unplugged: the scan says so and offers a retry; plugged back in, the retry works.
+        real_camera = app.camera_override
+        app.camera_override = "folder:/nonexistent/camera"
+        d.tap("scan-table")
+        yield
+        yield from wait_idle(app)
+        yield from d.shot("camera-failed")
+        app.camera_override = real_camera
     started = time.perf_counter()
     d.tap("scan-table")
     yield

@@ -580,6 +580,7 @@ def test_a_failed_camera_scan_leaves_the_hands_alone(kiosk: Kiosk) -> None:
     kiosk.record_scan(ScanResult(TABLE, error="The camera did not give a photo", camera_failed=True))
     assert kiosk.jhyap.codes()["Asha"] == ["AS"]
     assert kiosk.jhyap.message == "The camera did not give a photo"
+    assert kiosk.jhyap.table_scan is None  # so the screen offers "Retry scan"
     assert kiosk.store.scans(kiosk.game.id) == []
 
 

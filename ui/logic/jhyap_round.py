@@ -110,6 +110,8 @@ class JhyapRoundFlow:
     def apply_scan(self, scan: ScanResult, scan_id: int | None = None, photo: str | None = None) -> None:
         """Put a scan's cards into the hands: a whole-table scan by seat, a player scan into that hand."""
         self.message = scan.error
+        if scan.camera_failed:
+            return  # no photo: keep whatever the round had; the screen offers a retry
         meta = {
             "scan_id": scan_id,
             "photo": photo,

@@ -54,6 +54,8 @@ class SeepDealFlow:
         if scan.target not in self.teams:
             raise ValueError(f"scan for {scan.target!r}, which is not a team")
         self.message = scan.error
+        if scan.camera_failed:
+            return
         self.scans[scan.target] = {
             "scan_id": scan_id,
             "photo": photo,
