@@ -462,8 +462,8 @@ class JhyapRoundScreen(Base):
             hands.add_widget(self._hand_row(flow, hv))
         right.add_widget(scroller(hands))
         problems = flow.problems()
-        if flow.message and not busy and flow.table_scan is not None:
-            right.add_widget(AutoLbl(_short(flow.message, 160), "xs", color=WARN))
+        if flow.message and not busy and (flow.table_scan is not None or flow.player_scans):
+            self.photo.banner = _short(flow.message, 160)
         if problems:
             status = problems[0]
             entered = flow.caller and all(flow.hands.get(p) for p in flow.active)
@@ -546,7 +546,7 @@ class JhyapRoundScreen(Base):
                     "Type cards",
                     lambda p=hv.player: self.type_hand(p),
                     name=f"type-{i}",
-                    role="quiet",
+                    role="normal",
                     size_hint_x=None,
                     width=dp(130),
                     font_size=font("s"),

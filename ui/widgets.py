@@ -22,7 +22,7 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
-from ui.logic.keyboard import BACKSPACE, DONE, SPACE, NameKeyboard
+from ui.logic.keyboard import BACKSPACE, DONE, SHIFT, SPACE, NameKeyboard
 from ui.logic.scan import (
     JOKER,
     PICKER_RANKS,
@@ -275,13 +275,19 @@ class PhotoView(Widget):
     photo_size = ListProperty([0, 0])
     on_box = ObjectProperty(None, allownone=True)
     message = StringProperty("")
+    banner = StringProperty("")  # a note over the bottom of the photo (what the players should do next)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self._texture: Texture | None = None
         self._labels: list[Label] = []
         self.bind(
-            pos=self.redraw, size=self.redraw, boxes=self.redraw, groups=self.redraw, message=self.redraw
+            pos=self.redraw,
+            size=self.redraw,
+            boxes=self.redraw,
+            groups=self.redraw,
+            message=self.redraw,
+            banner=self.redraw,
         )
 
     def set_image(self, image: Any, width: int, height: int) -> None:
@@ -372,6 +378,24 @@ class PhotoView(Widget):
                 pos=self.pos,
             )
             tag.text_size = (self.width - dp(20), None)
+            self.add_widget(tag)
+            self._labels.append(tag)
+        if self.banner:
+            tag = Label(
+                text=self.banner,
+                font_size=font("xs"),
+                color=WARN,
+                halign="center",
+                valign="middle",
+                size_hint=(None, None),
+                pos=self.pos,
+            )
+            tag.text_size = (self.width - dp(12), None)
+            tag.texture_update()
+            tag.size = (self.width, tag.texture_size[1] + dp(8))
+            with tag.canvas.before:
+                Color(0, 0, 0, 0.75)
+                Rectangle(pos=tag.pos, size=tag.size)
             self.add_widget(tag)
             self._labels.append(tag)
 
@@ -697,7 +721,7 @@ class NameKeyboardSheet(Sheet):
         for row in self.kb.rows():
             line = hbox(spacing=dp(4))
             for key in row:
-                label = {SPACE: "space", DONE: "Add", BACKSPACE: BACKSPACE}.get(key, key)
+                label = {SPACE: "space", DONE: "Add", BACKSPACE: BACKSPACE, SHIFT: "Aa"}.get(key, key)
                 role = "primary" if key == DONE else ("quiet" if len(key) > 1 and key != SPACE else "normal")
                 b = Btn(
                     label,
