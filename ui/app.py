@@ -226,7 +226,8 @@ class NewGameScreen(Base):
         if len(form.names) < form.max_players:
             seats.add_widget(Btn("+ Type a name", self.type_name, name="type-name"))
         seats_view = scroller(seats)
-        seats_view.size_hint_x = 1.5
+        if landscape():
+            seats_view.size_hint_x = 1.5
         body.add_widget(seats_view)
         side = vbox(size_hint_y=None)
         recent = form.recent_choices()

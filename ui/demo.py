@@ -156,15 +156,35 @@ class Driver:
         self.taps += 1
 
     def check_targets(self, label: str) -> None:
-        """Every button on screen must be at least 48 x 48 px (a fingertip)."""
+        """Every button on screen must be at least 48 x 48 px (a fingertip) and lie inside the window
+        (inside its scroll view's width, for lists that scroll up and down)."""
         from kivy.core.window import Window
+        from kivy.uix.scrollview import ScrollView
 
         from ui.widgets import Btn, CardChip
 
         for w in self.widgets():
-            visible = isinstance(w, Btn | CardChip) and w.get_root_window() is Window
-            if visible and (w.width < 48 or w.height < 48):
-                self.small_targets.append(f"{label}: {w.name or w.text!r} {w.width:.0f}x{w.height:.0f}")
+            if not isinstance(w, Btn | CardChip) or w.get_root_window() is not Window:
+                continue
+            name = w.name or w.text
+            if w.width < 48 or w.height < 48:
+                self.small_targets.append(f"{label}: {name!r} {w.width:.0f}x{w.height:.0f}")
+            x1, y1 = w.to_window(w.x, w.y)
+            x2, y2 = w.to_window(w.right, w.top)
+            box = (0.0, 0.0, float(Window.width), float(Window.height))
+            parent = w.parent
+            while parent is not None and parent is not parent.parent:
+                if isinstance(parent, ScrollView):
+                    px1, _ = parent.to_window(parent.x, parent.y)
+                    px2, _ = parent.to_window(parent.right, parent.top)
+                    # It scrolls vertically: only the width must fit, in the scroll view and in the window.
+                    box = (max(px1, 0.0), -1e9, min(px2, float(Window.width)), 1e9)
+                    break
+                parent = parent.parent
+            if x1 < box[0] - 1 or x2 > box[2] + 1 or y1 < box[1] - 1 or y2 > box[3] + 1:
+                self.small_targets.append(
+                    f"{label}: {name!r} off screen at {x1:.0f},{y1:.0f}-{x2:.0f},{y2:.0f}"
+                )
 
     def shot(self, label: str) -> Generator[Any, None, None]:
         """Wait for the screen to settle (the screen switch and layout take a frame or two), then save it."""
