@@ -458,7 +458,7 @@ class JhyapRoundScreen(Base):
         self._fill_photo(flow)
         body.add_widget(left)
         right = vbox()
-        hands = vbox(size_hint_y=None, spacing=dp(4))
+        hands = vbox(size_hint_y=None, spacing=dp(3))
         for hv in flow.hand_views():
             hands.add_widget(self._hand_row(flow, hv))
         right.add_widget(scroller(hands))
@@ -526,7 +526,7 @@ class JhyapRoundScreen(Base):
         """One line per player: name (tap: scan alone / type), the cards (tap: fix), the hand total."""
         i = flow.active.index(hv.player)
         row = Panel(
-            orientation="horizontal", size_hint_y=None, padding=(dp(4), dp(3), dp(14), dp(3)), spacing=dp(6)
+            orientation="horizontal", size_hint_y=None, padding=(dp(4), dp(1), dp(14), dp(1)), spacing=dp(6)
         )
         name = hv.player + ("\n(called)" if hv.is_caller else "")
         name_btn = Btn(
@@ -570,8 +570,8 @@ class JhyapRoundScreen(Base):
         row.add_widget(chips)
         total = "" if hv.total is None else str(hv.total)
         row.add_widget(Lbl(total, "l", bold=True, halign="right", size_hint_x=None, width=dp(50)))
-        chips.bind(height=lambda *_: setattr(row, "height", max(TOUCH, chips.height) + dp(6)))
-        row.height = TOUCH + dp(6)
+        chips.bind(height=lambda *_: setattr(row, "height", max(TOUCH, chips.height) + dp(2)))
+        row.height = TOUCH + dp(2)
         return row
 
     # actions
@@ -915,7 +915,7 @@ def table(
                 halign="left" if c == 0 or (c == len(row) - 1 and not rows[0][c]) else "right",
                 size_hint_x=widths[c],
                 size_hint_y=None,
-                height=dp(30) if r == 0 else TOUCH - dp(8),
+                height=dp(26) if r == 0 else font("m") * 1.5,
                 color=colour,
                 bold=(c == bold_col and r > 0),
                 shorten=True,

@@ -369,7 +369,7 @@ class PhotoView(Widget):
         if self.message:
             tag = Label(
                 text=self.message,
-                font_size=font("m"),
+                font_size=font("s"),
                 color=TEXT,
                 halign="center",
                 valign="middle",
