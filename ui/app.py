@@ -1221,8 +1221,9 @@ class SettingsScreen(Base):
 
     def build(self, root: Any) -> None:
         root.add_widget(self.top_bar("Settings", back=("Home", self.app.go_home)))
+        body = vbox(size_hint_y=None)
         current = self.app.camera_spec()
-        root.add_widget(AutoLbl("Camera", "m", bold=True, color=MUTED))
+        body.add_widget(AutoLbl("Camera", "m", bold=True, color=MUTED))
         row = (
             hbox(size_hint_y=None, height=TOUCH)
             if landscape()
@@ -1237,13 +1238,13 @@ class SettingsScreen(Base):
                     role="selected" if current == spec else "normal",
                 )
             )
-        root.add_widget(row)
+        body.add_widget(row)
         if self.app.camera_override:
-            root.add_widget(AutoLbl(f"This run uses --camera {self.app.camera_override}.", "s", color=WARN))
+            body.add_widget(AutoLbl(f"This run uses --camera {self.app.camera_override}.", "s", color=WARN))
         test = hbox(size_hint_y=None, height=TOUCH)
         test.add_widget(Btn("Test camera", self.test, name="camera-test", size_hint_x=None, width=dp(180)))
         test.add_widget(Lbl(_short(self.test_message, 140), "s"))
-        root.add_widget(test)
+        body.add_widget(test)
         store = self.kiosk.store
         size = store.path.stat().st_size if store.path.exists() else 0
         photos = len(list(store.photos_dir.glob("*.jpg")))
@@ -1251,9 +1252,9 @@ class SettingsScreen(Base):
             f"Record: {store.path}\n{size // 1024} KB, {len(store.games())} game(s), {photos} scan photo(s) "
             f"in {store.photos_dir}\nSet TABLETALLY_DATA_DIR or --data-dir to keep it elsewhere."
         )
-        root.add_widget(AutoLbl("Data", "m", bold=True, color=MUTED))
-        root.add_widget(AutoLbl(info, "s"))
-        root.add_widget(Widget())
+        body.add_widget(AutoLbl("Data", "m", bold=True, color=MUTED))
+        body.add_widget(AutoLbl(info, "s"))
+        root.add_widget(scroller(body))
 
     def set_camera(self, spec: str) -> None:
         self.kiosk.set_camera(spec)
@@ -1289,6 +1290,7 @@ class TableTallyApp(App):
         self.sheet: Sheet | None = None
         self._photos: dict[str, Any] = {}
         self._scores_from = "round"
+        self.scan_pending = False  # a scan was started and its result is not on screen yet
         self.scanner = Scanner(self.camera_spec(), model_path, dispatch=self._dispatch)
 
     @staticmethod
@@ -1437,9 +1439,11 @@ class TableTallyApp(App):
         self.scanner.camera_spec = self.camera_spec()
         started = self.scanner.scan(target, self._scanned, n_hands, lambda _phase: self.refresh())
         if started:
+            self.scan_pending = True
             self.refresh()
 
     def _scanned(self, result: ScanResult) -> None:
+        self.scan_pending = False
         if self.kiosk.flow is None:
             return
         try:

@@ -108,6 +108,7 @@ class Driver:
         self.taps = 0
         self.timings: dict[str, list[float]] = {}
         self.small_targets: list[str] = []
+        self.settle = 0.0  # seconds the next step must wait for this tap to take effect
 
     def timed(self, what: str, seconds: float) -> None:
         self.timings.setdefault(what, []).append(round(seconds * 1000, 1))
@@ -147,6 +148,9 @@ class Driver:
             if isinstance(parent, ScrollView):
                 parent.scroll_to(w, padding=10, animate=False)
                 parent.update_from_scroll()
+                # A scroll view holds a quick tap back to tell it from a drag, and delivers the release
+                # 0.2 s later: wait for it like a finger would.
+                self.settle = 0.3
                 break
             parent = parent.parent
         x, y = w.to_window(w.center_x, w.center_y)
@@ -204,8 +208,8 @@ class Driver:
 
 
 def wait_idle(app: Any) -> Script:
-    """Wait until no scan is running (and one more frame, for the refresh)."""
-    while app.scanner.busy:
+    """Wait until the scan's result is on screen (the screen is rebuilt then: a tap before it is lost)."""
+    while app.scanner.busy or app.scan_pending:
         yield 0.05
     yield 0.05
 
@@ -533,9 +537,16 @@ def run_in_process(args: argparse.Namespace) -> int:
         except Exception as exc:  # noqa: BLE001 - report any failure of the script, then stop
             traceback.print_exc()
             outcome["error"] = f"{type(exc).__name__}: {exc}"
+            if out is not None:  # what the screen showed when the script failed
+                from kivy.core.window import Window
+
+                out.mkdir(parents=True, exist_ok=True)
+                Window.screenshot(name=str(out / "failed.png"))
             app.stop()
             return
-        Clock.schedule_once(advance, delay or 0)
+        delay = max(delay or 0, driver.settle)
+        driver.settle = 0.0
+        Clock.schedule_once(advance, delay)
 
     Clock.schedule_once(advance, 0.3)
     app.run()
