@@ -125,10 +125,12 @@ def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
     return scene_truth(f"{name}.jpg", result)
 
 
-def write_data_yaml(out: Path) -> Path:
+def write_data_yaml(out: Path, path: Path | None = None, train: list[str] | None = None) -> Path:
+    """Ultralytics data file of dataset ``out`` (or of several training folders and ``out``'s val split)."""
     names = "\n".join(f"  {i}: '{c}'" for i, c in enumerate(CLASS_CODES))
-    text = f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n{names}\n"
-    path = out / "data.yaml"
+    train_entry = "images/train" if not train else "\n" + "".join(f"  - {t}\n" for t in train).rstrip("\n")
+    text = f"path: {out.resolve()}\ntrain: {train_entry}\nval: images/val\nnames:\n{names}\n"
+    path = path or out / "data.yaml"
     path.write_text(text, encoding="utf-8")
     return path
 

@@ -5,7 +5,8 @@
 * Resumes automatically from ``<project>/<name>/weights/last.pt`` (written after every epoch) when that
   training is unfinished; ``--fresh`` starts over in a new run folder.
 * Uses the GPU when torch sees one, else the CPU with two threads.
-* Generates the synthetic dataset first when ``<data>/data.yaml`` is missing.
+* ``data`` is one synthetic dataset folder or a list of them (their training images are pooled; the first
+  one's held-out ``val`` split validates); a missing one is generated first (seed ``synth.seed + i``).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def offline_environment() -> None:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    data: Path
+    data: tuple[Path, ...]
     model: str
     project: Path
     name: str
@@ -78,7 +79,14 @@ class TrainConfig:
 
     @property
     def run_dir(self) -> Path:
-        return self.project / self.name
+        """The newest run folder of this config (``name``, ``name2``, ...), or ``name`` when none exists."""
+        runs = [
+            p for p in self.project.glob(f"{self.name}*") if p.is_dir() and p.name[len(self.name) :].isdigit()
+        ]
+        runs += [self.project / self.name] if (self.project / self.name).is_dir() else []
+        if not runs:
+            return self.project / self.name
+        return max(runs, key=lambda p: int(p.name[len(self.name) :] or 1))
 
     @property
     def last_checkpoint(self) -> Path:
@@ -120,7 +128,7 @@ def load_config(path: Path = DEFAULT_CONFIG) -> TrainConfig:
     if unknown:
         raise ConfigError(f"training config {path}: unknown key(s) {', '.join(sorted(unknown))}")
     return TrainConfig(
-        data=_resolve(raw["data"]),
+        data=tuple(_resolve(d) for d in (raw["data"] if isinstance(raw["data"], list) else [raw["data"]])),
         model=str(raw["model"]),
         project=_resolve(raw["project"]),
         name=str(raw["name"]),
@@ -154,15 +162,23 @@ def _unfinished(checkpoint: Path) -> bool:
 
 
 def ensure_dataset(cfg: TrainConfig, workers: int = 2) -> Path:
-    data_yaml = cfg.data / "data.yaml"
-    if not data_yaml.is_file():
-        from models.synth import SynthConfig, generate
+    """The Ultralytics data file to train on, generating missing datasets first."""
+    from models.synth import SynthConfig, generate, write_data_yaml
 
-        print(
-            f"no dataset at {cfg.data}: generating {cfg.synth_count}+{cfg.synth_val_count} images", flush=True
-        )
-        generate(SynthConfig(cfg.data, cfg.synth_count, cfg.synth_val_count, cfg.synth_seed, workers=workers))
-    return data_yaml
+    for i, folder in enumerate(cfg.data):
+        if not (folder / "data.yaml").is_file():
+            val = cfg.synth_val_count if i == 0 else 0
+            print(f"no dataset at {folder}: generating {cfg.synth_count}+{val} images", flush=True)
+            generate(SynthConfig(folder, cfg.synth_count, val, cfg.synth_seed + i, workers=workers))
+    if len(cfg.data) == 1:
+        return cfg.data[0] / "data.yaml"
+    cfg.project.mkdir(parents=True, exist_ok=True)
+    pooled = write_data_yaml(
+        cfg.data[0],
+        cfg.project / f"{cfg.name}-data.yaml",
+        train=[str(d.resolve() / "images" / "train") for d in cfg.data],
+    )
+    return pooled
 
 
 def train(
@@ -170,6 +186,7 @@ def train(
     *,
     fresh: bool = False,
     warm_start: bool = False,
+    start_from: Path | None = None,
     epochs: int | None = None,
     device: str | None = None,
 ) -> Path:
@@ -187,18 +204,19 @@ def train(
         YOLO(str(cfg.last_checkpoint)).train(resume=True, device=device)
         return cfg.run_dir
     data_yaml = ensure_dataset(cfg)
-    if warm_start:
-        if not SHIPPED_PT.is_file():
-            raise FileNotFoundError(f"--warm-start needs the shipped weights {SHIPPED_PT}")
-        model = YOLO(str(SHIPPED_PT))
-        print(f"warm start from {SHIPPED_PT}", flush=True)
+    if warm_start or start_from is not None:
+        source = start_from or SHIPPED_PT
+        if not source.is_file():
+            raise FileNotFoundError(f"warm start needs the weights {source}")
+        model = YOLO(str(source))
+        print(f"warm start from {source}", flush=True)
     else:
         model = YOLO(cfg.model)
     args = dict(cfg.train_args)
     if epochs is not None:
         args["epochs"] = epochs
     name = cfg.name
-    if cfg.run_dir.exists():  # finished, or --fresh: keep the old run, start a new folder
+    if (cfg.project / cfg.name).exists():  # finished, or --fresh: keep the old runs, start a new folder
         n = 2
         while (cfg.project / f"{cfg.name}{n}").exists():
             n += 1
@@ -224,12 +242,20 @@ def main(argv: list[str] | None = None) -> int:
         "--fresh", action="store_true", help="ignore an unfinished checkpoint, start a new run"
     )
     parser.add_argument("--warm-start", action="store_true", help="start from the shipped models/cards.pt")
+    parser.add_argument("--start-from", type=Path, help="start a new run from these weights (warm start)")
     parser.add_argument("--epochs", type=int, help="override the config's epochs")
     parser.add_argument("--device", help="'cpu' or a CUDA index (default: GPU when available)")
     args = parser.parse_args(argv)
     try:
         cfg = load_config(args.config)
-        run = train(cfg, fresh=args.fresh, warm_start=args.warm_start, epochs=args.epochs, device=args.device)
+        run = train(
+            cfg,
+            fresh=args.fresh,
+            warm_start=args.warm_start,
+            start_from=args.start_from,
+            epochs=args.epochs,
+            device=args.device,
+        )
     except (ConfigError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -43,7 +43,7 @@ def test_smoke_generate_and_train_one_tiny_epoch(faces_dir: Path, tmp_path: Path
     data = tmp_path / "data"
     generate(SynthConfig(data, 8, 4, seed=1, faces=faces_dir, workers=1, long_side=160, decks=TEST_DECKS))
     cfg = TrainConfig(
-        data=data,
+        data=(data,),
         model="yolo11n.yaml",
         project=tmp_path / "runs",
         name="smoke",
