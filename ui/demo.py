@@ -192,15 +192,21 @@ class Driver:
 
     def shot(self, label: str) -> Generator[Any, None, None]:
         """Wait for the screen to settle (the screen switch and layout take a frame or two), then save it."""
+        if self.out is None:
+            return
+        yield 0.12
+        self.check_targets(label)
+        self.capture(label)
+
+    def capture(self, label: str) -> None:
+        """Save the screen as it is right now."""
         from kivy.core.window import Window
 
         if self.out is None:
             return
-        yield 0.12
         self.count += 1
         self.out.mkdir(parents=True, exist_ok=True)
         target = self.out / f"{self.prefix}{self.count:02d}-{label}.png"
-        self.check_targets(label)
         written = Window.screenshot(name=str(self.out / "shot.png"))
         if written:
             os.replace(written, target)
@@ -319,6 +325,8 @@ def play_round(
     started = time.perf_counter()
     d.tap("scan-table")
     yield
+    if shots and number == 1 and app.scanner.busy:
+        d.capture("scanning")  # the progress state, while the worker thread takes and reads the photo
     yield from wait_idle(app)
     d.timed("scan_ms", time.perf_counter() - started)
     step(f"round {number} scanned")
