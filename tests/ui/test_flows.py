@@ -268,7 +268,7 @@ def test_result_shows_caller_penalty_halving_and_next_dealer(kiosk: Kiosk) -> No
     kiosk.confirm()
     result = boards.jhyap_round_result(kiosk.log)
     notes = {line.name: line.note for line in result.lines}
-    assert notes["Chandra"] == "halved" and notes["बिकास"] == "OUT"
+    assert notes["Chandra"] == "halved to 50" and notes["बिकास"] == "OUT"
     assert result.next_text == "Next: Asha deals, Asha starts."
     board = boards.jhyap_board(kiosk.log)
     out = next(r for r in board.rows if r.name == "बिकास")

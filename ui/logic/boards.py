@@ -154,7 +154,7 @@ def jhyap_round_result(log: dict[str, Any], position: int | None = None) -> Roun
         if name == caller:
             notes.append("called")
         if name in result.halved:
-            notes.append("halved")
+            notes.append(f"halved to {result.totals[name]}")
         if name in result.eliminated:
             notes.append("OUT")
         lines.append(
