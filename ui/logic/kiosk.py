@@ -100,6 +100,9 @@ class Kiosk:
             except (games.ScorerError, KeyError, ValueError, TypeError):
                 self._new_flow()  # a draft that no longer fits the log: start the round afresh
             self.screen = draft.screen if draft.screen in (ROUND, RESULT) else ROUND
+            position = state.get("result_position")
+            if isinstance(position, int) and 0 <= position < len(self.game.entries):
+                self.result_position = position  # the result of an edited round, shown again
             if self.screen == RESULT and not self.game.entries:
                 self.screen = ROUND
         else:
