@@ -380,6 +380,19 @@ def test_a_restart_after_confirming_shows_the_result_again(kiosk: Kiosk, tmp_pat
     assert again.resumable()[0].text.endswith("(after round 1)")
 
 
+def test_a_restart_after_an_edit_shows_the_edited_round_again(kiosk: Kiosk, tmp_path: Path) -> None:
+    gid = start_jhyap(kiosk)
+    play(kiosk, "Asha", ROUND1)
+    play(kiosk, "Dipa", ROUND2)
+    kiosk.edit(0)
+    kiosk.confirm()
+    assert (kiosk.screen, kiosk.result_position) == (RESULT, 0)
+    again = Kiosk(Store(tmp_path))
+    again.open(gid)
+    assert (again.screen, again.result_position) == (RESULT, 0)
+    assert boards.jhyap_round_result(again.log, again.result_position).number == 1
+
+
 def test_scans_keep_what_the_players_confirmed(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Asha")
