@@ -1291,6 +1291,7 @@ class TableTallyApp(App):
         self._photos: dict[str, Any] = {}
         self._scores_from = "round"
         self.scan_pending = False  # a scan was started and its result is not on screen yet
+        self.screen_errors: list[str] = []  # screens that failed to build (the kiosk went home instead)
         self.scanner = Scanner(self.camera_spec(), model_path, dispatch=self._dispatch)
 
     @staticmethod
@@ -1339,6 +1340,7 @@ class TableTallyApp(App):
             screen.refresh()
         except Exception:  # noqa: BLE001 - never leave the players on a broken screen
             traceback.print_exc()
+            self.screen_errors.append(f"{self.sm.current}: {traceback.format_exc(limit=3)}")
             self.sm.current = "home"
             self.screens["home"].refresh()
 

@@ -539,7 +539,7 @@ def run_in_process(args: argparse.Namespace) -> int:
         try:
             delay = next(script)
         except StopIteration:
-            outcome["ok"] = True
+            outcome["ok"] = not app.screen_errors
             app.stop()
             return
         except Exception as exc:  # noqa: BLE001 - report any failure of the script, then stop
@@ -564,6 +564,7 @@ def run_in_process(args: argparse.Namespace) -> int:
         taps=driver.taps,
         timings=driver.timings,
         small_targets=driver.small_targets,
+        screen_errors=app.screen_errors,
         screenshots=driver.count,
         seconds=round(time.monotonic() - started, 1),
         games=game_count,

@@ -58,6 +58,7 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
     )
     result = result_line(proc.stdout)
     assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    assert result["screen_errors"] == []
     assert result["ok"] and result["games"] == 2
     assert result["small_targets"] == [], "touch targets under 48 px or off screen"
     # Every screen was saved, at the asked size.
