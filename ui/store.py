@@ -300,17 +300,34 @@ class Store:
         if row is None:
             raise StoreError(f"no game with id {game_id}")
 
-    def add_entry(self, game_id: int, entry: Mapping[str, Any], clear_draft: bool = True) -> int:
-        """Record a confirmed round (Jhyap) or deal (Seep); returns its 0-based position in the log."""
+    def add_entry(
+        self,
+        game_id: int,
+        entry: Mapping[str, Any],
+        clear_draft: bool = True,
+        confirmed_scans: Sequence[tuple[int, Any]] = (),
+    ) -> int:
+        """Record a confirmed round (Jhyap) or deal (Seep), with what the players confirmed for each of its
+        scans, in one transaction; returns the entry's 0-based position in the log."""
         with self._tx() as db:
             self._require_game(db, game_id)
             db.execute(
                 _EVENT_INSERT,
                 (game_id, "add", None, json.dumps(entry, ensure_ascii=False), self._stamp()),
             )
+            self._confirm_scans(db, confirmed_scans)
             if clear_draft:
                 db.execute("DELETE FROM drafts WHERE game_id = ?", (game_id,))
         return len(self.game(game_id).entries) - 1
+
+    def _confirm_scans(self, db: sqlite3.Connection, confirmed_scans: Sequence[tuple[int, Any]]) -> None:
+        for scan_id, confirmed in confirmed_scans:
+            cur = db.execute(
+                "UPDATE scans SET confirmed = ? WHERE id = ?",
+                (json.dumps(confirmed, ensure_ascii=False), scan_id),
+            )
+            if cur.rowcount == 0:
+                raise StoreError(f"no scan with id {scan_id}")
 
     def undo_last(self, game_id: int) -> None:
         """Remove the last confirmed round/deal (kept in the history as an ``undo`` event)."""
@@ -327,7 +344,13 @@ class Store:
                 "UPDATE games SET status = 'playing', winner = NULL, ended = NULL WHERE id = ?", (game_id,)
             )
 
-    def replace_entry(self, game_id: int, position: int, entry: Mapping[str, Any]) -> None:
+    def replace_entry(
+        self,
+        game_id: int,
+        position: int,
+        entry: Mapping[str, Any],
+        confirmed_scans: Sequence[tuple[int, Any]] = (),
+    ) -> None:
         """Replace an earlier round/deal; every later one is recomputed by the scorer from the new log."""
         with self._tx() as db:
             self._require_game(db, game_id)
@@ -338,6 +361,7 @@ class Store:
                 _EVENT_INSERT,
                 (game_id, "edit", position, json.dumps(entry, ensure_ascii=False), self._stamp()),
             )
+            self._confirm_scans(db, confirmed_scans)
 
     def _count_entries(self, db: sqlite3.Connection, game_id: int) -> int:
         events = db.execute(_EVENTS_OF, (game_id,))
@@ -423,12 +447,7 @@ class Store:
     def confirm_scan(self, scan_id: int, confirmed: Any) -> None:
         """Record what the players confirmed for a scan (the cards as finally scored)."""
         with self._tx() as db:
-            cur = db.execute(
-                "UPDATE scans SET confirmed = ? WHERE id = ?",
-                (json.dumps(confirmed, ensure_ascii=False), scan_id),
-            )
-            if cur.rowcount == 0:
-                raise StoreError(f"no scan with id {scan_id}")
+            self._confirm_scans(db, [(scan_id, confirmed)])
 
     def scan(self, scan_id: int) -> ScanRecord:
         rows = self._query(

@@ -97,6 +97,17 @@ def test_scan_photo_is_written_beside_the_record_with_what_was_confirmed(store: 
     assert store.scans(gid)[0].detected == {"cards": [{"code": "AS"}]}
 
 
+def test_a_round_and_its_scan_confirmations_are_one_transaction(store: Store) -> None:
+    gid = store.create_game("jhyap", JHYAP)
+    scan = store.add_scan(gid, 1, "table", None, {"cards": []})
+    with pytest.raises(StoreError, match="no scan with id 999"):
+        store.add_entry(gid, R1, confirmed_scans=[(scan.id, {"cards": ["AS"]}), (999, {})])
+    assert store.game(gid).entries == ()  # nothing half-written
+    assert store.scan(scan.id).confirmed is None
+    store.add_entry(gid, R1, confirmed_scans=[(scan.id, {"cards": ["AS"]})])
+    assert store.scan(scan.id).confirmed == {"cards": ["AS"]}
+
+
 def test_finished_game_is_not_offered_for_resume(store: Store) -> None:
     a = store.create_game("jhyap", JHYAP)
     b = store.create_game("jhyap", JHYAP)

@@ -185,14 +185,14 @@ class Kiosk:
         position = self.flow.edit_position
         scans = self.flow.scan_ids()
         confirmed = self._confirmed_cards()
+        confirmations = [(sid, {"target": t, "cards": confirmed.get(t, confirmed)}) for sid, t in scans]
+        # The round and what was confirmed for its photos go to the record in one transaction.
         if position is None:
-            self.store.add_entry(self.game.id, entry)
+            self.store.add_entry(self.game.id, entry, confirmed_scans=confirmations)
             self.result_position = None
         else:
-            self.store.replace_entry(self.game.id, position, entry)
+            self.store.replace_entry(self.game.id, position, entry, confirmed_scans=confirmations)
             self.result_position = position
-        for scan_id, target in scans:
-            self.store.confirm_scan(scan_id, {"target": target, "cards": confirmed.get(target, confirmed)})
         self.game = self.store.game(self.game.id)
         self._update_status()
         self._new_flow()
