@@ -393,6 +393,20 @@ def test_a_restart_after_an_edit_shows_the_edited_round_again(kiosk: Kiosk, tmp_
     assert boards.jhyap_round_result(again.log, again.result_position).number == 1
 
 
+def test_a_game_whose_last_round_was_recorded_but_not_marked_over_is_finished_on_open(
+    kiosk: Kiosk, tmp_path: Path
+) -> None:
+    gid = start_jhyap(kiosk, max_score=12)
+    play(kiosk, "Asha", ROUND1)
+    final = games.jhyap_entry("Asha", {"Asha": ["2S", "2D"], "Dipa": ["KH", "KD"]})
+    kiosk.store.add_entry(gid, final)  # the power went before the game was marked over
+    again = Kiosk(Store(tmp_path))
+    assert [r.game_id for r in again.resumable()] == [gid]
+    again.open(gid)
+    assert again.screen == "game_over"
+    assert again.store.game(gid).winner == "Asha"
+
+
 def test_scans_keep_what_the_players_confirmed(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Asha")

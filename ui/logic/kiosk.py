@@ -83,6 +83,8 @@ class Kiosk:
     def open(self, game_id: int) -> None:
         """Open a game where it was left (its draft), or at a fresh round."""
         self.game = self.store.game(game_id)
+        # A kiosk that lost power between recording the last round and marking the game over finishes it now.
+        self._update_status()
         draft = self.store.draft(game_id)
         self.result_position = None
         if self.game.status is not GameStatus.PLAYING:
