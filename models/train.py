@@ -204,7 +204,8 @@ def train(
         YOLO(str(cfg.last_checkpoint)).train(resume=True, device=device)
         return cfg.run_dir
     data_yaml = ensure_dataset(cfg)
-    if warm_start or start_from is not None:
+    warm = warm_start or start_from is not None
+    if warm:
         source = start_from or SHIPPED_PT
         if not source.is_file():
             raise FileNotFoundError(f"warm start needs the weights {source}")
@@ -227,7 +228,7 @@ def train(
         name=name,
         device=device,
         plots=False,
-        pretrained=False,
+        pretrained=warm,  # False: random init from the YAML; True: keep the loaded weights
         amp=device != "cpu",
         verbose=True,
         **args,
