@@ -59,6 +59,8 @@ class SyntheticResult:
     card_precision: float = 0.0
     card_recall: float = 0.0
     worst_classes: list[dict[str, object]] = field(default_factory=list)
+    conf: float = 0.0  # the threshold used (chosen on this held-out set when not given)
+    conf_sweep: dict[str, float] = field(default_factory=dict)  # exact-hand rate per threshold
 
 
 @dataclass
@@ -123,9 +125,14 @@ def ultralytics_map(
     return float(m.box.map50), float(m.box.map), per_class
 
 
+DEFAULT_CONF = 0.25
+CONF_SWEEP = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+
+
 def eval_synthetic(
-    det: OnnxCardDetector, data: Path, conf: float, limit: int | None, weights: Path | None
+    det: OnnxCardDetector, data: Path, conf: float | None, limit: int | None, weights: Path | None
 ) -> SyntheticResult:
+    """Held-out synthetic metrics; ``conf=None`` picks the threshold with the best exact-hand rate."""
     truth_file = data / "truth" / "val.jsonl"
     if not truth_file.is_file():
         raise EvalError(f"no held-out truth at {truth_file}: python -m models.synth --out {data} first")
@@ -133,14 +140,25 @@ def eval_synthetic(
     if limit:
         rows = rows[:limit]
     res = SyntheticResult(images=len(rows))
+    thresholds = CONF_SWEEP if conf is None else (conf,)
+    all_dets = []
+    for row in rows:
+        img = _read(data / "images" / "val" / row["image"])
+        all_dets.append(det.detect(img, conf=min(thresholds)))
+    for t in thresholds:
+        exact = sum(
+            set(cards_read([d for d in dets if d.score >= t])) == set(row["cards"])
+            for row, dets in zip(rows, all_dets, strict=True)
+        )
+        res.conf_sweep[str(t)] = round(exact / max(1, len(rows)), 4)
+    res.conf = float(max(thresholds, key=lambda t: (res.conf_sweep[str(t)], -t)))
     exact, by_kind = 0, Counter()
     kinds = Counter()
     tp = fp = fn = 0
     FAILURES.mkdir(parents=True, exist_ok=True)
     shown = 0
-    for row in rows:
-        img = _read(data / "images" / "val" / row["image"])
-        dets = det.detect(img, conf=conf)
+    for row, all_d in zip(rows, all_dets, strict=True):
+        dets = [d for d in all_d if d.score >= res.conf]
         got, want = set(cards_read(dets)), set(row["cards"])
         kinds[row["kind"]] += 1
         if got == want:
@@ -148,6 +166,7 @@ def eval_synthetic(
             by_kind[row["kind"]] += 1
         elif shown < 12:
             shown += 1
+            img = _read(data / "images" / "val" / row["image"])
             title = f"missed {sorted(want - got)} extra {sorted(got - want)}"
             cv2.imwrite(str(FAILURES / f"synth_{row['image']}"), _draw(img, dets, title))
         tp += len(got & want)
@@ -342,7 +361,9 @@ def main(argv: list[str] | None = None) -> int:
         "--real", type=Path, default=DEFAULT_REAL, help="real photo folder with manifest.json"
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--conf", type=float, default=0.3)
+    parser.add_argument(
+        "--conf", type=float, help="confidence threshold (default: best exact-hand rate on the synthetic set)"
+    )
     parser.add_argument("--limit", type=int, help="at most this many synthetic images")
     parser.add_argument("--no-map", action="store_true", help="skip the Ultralytics mAP run")
     parser.add_argument("--skip-synthetic", action="store_true")
@@ -356,15 +377,16 @@ def main(argv: list[str] | None = None) -> int:
             synth = eval_synthetic(
                 det, args.data, args.conf, args.limit, None if args.no_map else args.weights
             )
+        conf = args.conf if args.conf is not None else (synth.conf if synth else DEFAULT_CONF)
         real: list[RealResult] = []
         timing_imgs: list[np.ndarray] = []
         if not args.skip_real:
             if not (args.real / "manifest.json").is_file():
                 print(f"warning: no real photos at {args.real}; skipping them", file=sys.stderr)
             else:
-                real.append(eval_single_card(det, args.real, "ivr_edinburgh", args.conf))
-                real.append(eval_single_card(det, args.real, "kaggle_cards53", args.conf))
-                real.append(eval_pinochle(det, args.real, args.conf))
+                real.append(eval_single_card(det, args.real, "ivr_edinburgh", conf))
+                real.append(eval_single_card(det, args.real, "kaggle_cards53", conf))
+                real.append(eval_pinochle(det, args.real, conf))
                 timing_imgs = [_read(args.real / str(r["file"])) for r in _manifest(args.real)[:10]]
         if not timing_imgs:
             timing_imgs = [np.full((480, 640, 3), 128, np.uint8)]
@@ -372,11 +394,11 @@ def main(argv: list[str] | None = None) -> int:
     except (EvalError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    report = render_report(synth, real, timing, args.conf, det.size)
+    report = render_report(synth, real, timing, conf, det.size)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "report.md").write_text(report, encoding="utf-8")
     payload = {
-        "conf": args.conf,
+        "conf": conf,
         "imgsz": det.size,
         "targets": TARGETS,
         "timing": timing,
