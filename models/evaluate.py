@@ -314,6 +314,10 @@ def render_report(
             f">= {TARGETS['synthetic_exact_hand_rate']} |",
             f"| card precision / recall | {synth.card_precision:.3f} / {synth.card_recall:.3f} | |",
             "",
+            f"Confidence threshold {synth.conf}, chosen on these images (exact-hand rate per threshold: "
+            + ", ".join(f"{k}: {v:.3f}" for k, v in synth.conf_sweep.items())
+            + ").",
+            "",
             "Exact-hand rate by scene kind: "
             + ", ".join(f"{k} {v:.2f}" for k, v in synth.exact_by_kind.items()),
             "",
