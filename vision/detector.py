@@ -31,6 +31,7 @@ DEFAULT_PT = MODELS_DIR / "cards.pt"
 CLASSES_FILE = "classes.json"
 MODEL_ENV = "TABLETALLY_MODEL"  # overrides the default ONNX model (as `tabletally doctor` does)
 PAD_VALUE = 114
+DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
 
 
@@ -321,7 +322,7 @@ class CardDetector:
         model_path: str | Path | None = None,
         backend: str = "onnx",
         imgsz: int | None = None,
-        conf: float = 0.25,
+        conf: float | None = None,
         iou: float = 0.5,
         cross_iou: float = 0.7,
         threads: int = 2,
@@ -336,7 +337,7 @@ class CardDetector:
         elif model_path is None:
             model_path = DEFAULT_PT
         self.model_path = Path(model_path)
-        if not 0.0 < conf < 1.0:
+        if conf is not None and not 0.0 < conf < 1.0:
             raise ValueError(f"conf must lie between 0 and 1, got {conf}")
         if not 0.0 < iou <= 1.0 or not 0.0 < cross_iou <= 1.0:
             raise ValueError(f"iou thresholds must lie in (0, 1], got {iou} and {cross_iou}")
@@ -349,7 +350,9 @@ class CardDetector:
         if tiles > 1 and backend != Backend.ONNX:
             raise ValueError("tiling is only done on the onnx backend")
         self.requested_imgsz = imgsz
-        self.conf = conf
+        self.requested_conf = conf
+        self.conf: float = conf if conf is not None else DEFAULT_CONF
+        """The confidence threshold: as given, else the model's ``classes.json`` "conf", else 0.25."""
         self.iou = iou
         self.cross_iou = cross_iou
         self.threads = threads
@@ -375,11 +378,28 @@ class CardDetector:
         with self._lock:
             if not self.loaded:
                 self._check_file()
+                self._model_conf()
                 if self.backend is Backend.ONNX:
                     self._load_onnx()
                 else:
                     self._load_ultralytics()
         return self
+
+    def _model_conf(self) -> None:
+        """Take the threshold the model was tuned for from ``classes.json`` ("conf"), unless one was given."""
+        if self.requested_conf is not None:
+            return
+        source = self.model_path.parent / CLASSES_FILE
+        try:
+            data = json.loads(source.read_text(encoding="utf-8")) if source.is_file() else None
+        except (OSError, ValueError):
+            return  # load_class_codes reports an unreadable classes.json
+        value = data.get("conf") if isinstance(data, dict) else None
+        if value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 1.0:
+            raise ModelError(f"{source}: 'conf' must be a number between 0 and 1, got {value!r}")
+        self.conf = float(value)
 
     def _check_file(self) -> None:
         p = self.model_path

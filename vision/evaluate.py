@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--tiles", type=int, nargs="+", default=[1, 2], help="tilings to compare (default 1 2)"
     )
-    parser.add_argument("--conf", type=float, default=0.25, help="confidence threshold (default 0.25)")
+    parser.add_argument("--conf", type=float, help="confidence threshold (default: the model's, else 0.25)")
     parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
     parser.add_argument("--limit", type=int, help="only the first N photos")
     args = parser.parse_args(argv)

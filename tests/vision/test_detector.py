@@ -278,3 +278,19 @@ def test_letterboxing_a_big_photo_averages_instead_of_skipping_pixels() -> None:
     padded, lb = letterbox(stripes, 320)
     assert lb.scale == pytest.approx(0.125) and padded.shape == (320, 320, 3)
     assert abs(float(padded.mean()) - 32) < 2 and float(padded.std()) < 2
+
+
+def test_the_model_s_own_threshold_from_classes_json_is_the_default(make_model: Callable[..., Path]) -> None:
+    model = make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.15}], anchors=4))
+    assert CardDetector(model).detect(table_photo()) == []  # 0.15 < the general default 0.25
+    (model.parent / "classes.json").write_text(json.dumps({"names": list(CARD_CODES), "conf": 0.1}))
+    detector = CardDetector(model)
+    assert [d.code for d in detector.detect(table_photo())] == ["7S"] and detector.conf == 0.1
+    assert CardDetector(model, conf=0.2).detect(table_photo()) == []  # an explicit threshold wins
+
+
+def test_a_bad_threshold_in_classes_json_is_a_model_error(make_model: Callable[..., Path]) -> None:
+    model = make_model(raw_output([], [], anchors=4))
+    (model.parent / "classes.json").write_text(json.dumps({"names": list(CARD_CODES), "conf": "low"}))
+    with pytest.raises(ModelError, match="'conf' must be a number between 0 and 1, got 'low'"):
+        CardDetector(model).load()

@@ -46,8 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="split the cards into exactly N hands (default: by the gaps between them)",
     )
     parser.add_argument(
-        "--conf", metavar="P", type=_probability, default=0.25,
-        help="minimum corner confidence, 0-1 (default 0.25)",
+        "--conf", metavar="P", type=_probability,
+        help="minimum corner confidence, 0-1 (default: the model's, from classes.json, else 0.25)",
     )
 
 
