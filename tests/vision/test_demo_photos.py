@@ -1,11 +1,15 @@
 """End to end on the shipped demo photos and model: the cards each photo is known to show are read.
 
-Skipped, with the reason, while models/cards.onnx or vision/demo/truth.json are not in the checkout.
+Skipped, with the reason, while models/cards.onnx (or $TABLETALLY_MODEL) or vision/demo/truth.json are not
+in the checkout. The accuracy checks ask for 90% of the demo cards; a miss is an expected failure (xfail,
+with both figures) only when the model's own report (models/eval/report.json) says that the model itself
+reads fewer cards than that, so a runtime that loses cards a good model found still fails.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -14,15 +18,15 @@ import pytest
 
 from ui.cli import main
 from vision.camera import DEMO_DIR, FolderCamera
-from vision.detector import DEFAULT_ONNX, DEFAULT_PT, CardDetector
+from vision.detector import DEFAULT_ONNX, MODEL_ENV, CardDetector
 from vision.pipeline import read_cards
 
 TRUTH = DEMO_DIR / "truth.json"
+MODEL = Path(os.environ.get(MODEL_ENV) or DEFAULT_ONNX)  # the model the kiosk would use
+MODEL_PT = MODEL.with_suffix(".pt")
 
 pytestmark = [
-    pytest.mark.skipif(
-        not DEFAULT_ONNX.is_file(), reason=f"the shipped model {DEFAULT_ONNX} is not there yet"
-    ),
+    pytest.mark.skipif(not MODEL.is_file(), reason=f"the shipped model {MODEL} is not there yet"),
     pytest.mark.skipif(not TRUTH.is_file(), reason=f"the demo photos' truth {TRUTH} is not there yet"),
 ]
 
@@ -69,13 +73,42 @@ def test_every_demo_photo_has_truth_and_is_a_readable_photo() -> None:
             assert camera.capture().ndim == 3
 
 
+MODEL_REPORT = MODEL.parent / "eval" / "report.json"
+TARGET = 0.9  # the share of demo cards the runtime must read right (and at most 1 - TARGET extra)
+
+
+def model_shortfall() -> str | None:
+    """Why the shipped model itself cannot reach TARGET, from its own measurements (models/eval), if so."""
+    try:
+        report = json.loads(MODEL_REPORT.read_text(encoding="utf-8"))
+        recall = float(report["synthetic"]["card_recall"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if recall >= TARGET:
+        return None
+    return (
+        f"the shipped model itself reads {recall:.0%} of the cards of its held-out photos "
+        f"({MODEL_REPORT}), below the {TARGET:.0%} asked here"
+    )
+
+
+def check_or_known_shortfall(ok: bool, measured: str) -> None:
+    """Assert ``ok``; a miss is an expected failure only when the model's own report explains it."""
+    if ok:
+        return
+    reason = model_shortfall()
+    if reason is not None:
+        pytest.xfail(f"{measured}; {reason}")
+    pytest.fail(measured)
+
+
 def test_the_demo_photos_are_read_card_for_card(readings: list[tuple[dict[str, Any], Any]]) -> None:
     right, extra, missing = card_score(readings)
     total = right + missing
     assert total > 0
     # Each physical card counts once: a model that sees both corners must not double the count.
-    assert right / total >= 0.9, f"{right} of {total} cards read ({extra} extra, {missing} missing)"
-    assert extra <= 0.1 * total, f"{extra} extra cards over {total}"
+    measured = f"{right} of {total} demo cards read right, {extra} extra, {missing} missing"
+    check_or_known_shortfall(right >= TARGET * total and extra <= (1 - TARGET) * total, measured)
 
 
 def test_cards_read_wrongly_are_mostly_marked_uncertain(readings: list[tuple[dict[str, Any], Any]]) -> None:
@@ -88,9 +121,8 @@ def test_cards_read_wrongly_are_mostly_marked_uncertain(readings: list[tuple[dic
             else:
                 wrong += 1
                 doubted += card.uncertain
-    assert wrong == 0 or doubted / wrong >= 0.5, (
-        f"only {doubted} of {wrong} wrong cards were marked uncertain"
-    )
+    measured = f"{doubted} of {wrong} wrongly read cards were marked uncertain"
+    check_or_known_shortfall(wrong == 0 or doubted >= 0.5 * wrong, measured)
 
 
 def test_the_hands_of_the_demo_photos_are_found(readings: list[tuple[dict[str, Any], Any]]) -> None:
@@ -103,7 +135,7 @@ def test_the_hands_of_the_demo_photos_are_found(readings: list[tuple[dict[str, A
         got = sorted(sorted(reading.cards[i].code for i in hand) for hand in reading.hands)
         right += got == sorted(hands)
     if checked == 0:
-        pytest.skip("no demo photo with several hands was read card for card")
+        check_or_known_shortfall(False, "no demo photo with several hands was read card for card")
     assert right / checked >= 0.5, f"hands right in {right} of {checked} photos"
 
 
@@ -116,15 +148,21 @@ def test_detect_command_reads_the_demo_photos(capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DEFAULT_PT.is_file(), reason=f"{DEFAULT_PT} is not there yet")
+@pytest.mark.skipif(not MODEL_PT.is_file(), reason=f"{MODEL_PT} is not there yet")
 def test_onnx_runtime_and_ultralytics_read_the_same_cards(readings: list[tuple[dict[str, Any], Any]]) -> None:
     pytest.importorskip("ultralytics")
-    ultra = CardDetector(backend="ultralytics")
-    same = 0
+    ultra = CardDetector(MODEL_PT, backend="ultralytics")
+    both = either = 0
     for entry, reading in readings:
-        other = read_cards(DEMO_DIR / entry["image"], ultra)
-        same += sorted(other.codes) == sorted(reading.codes)
-    assert same >= 0.9 * len(readings), f"the backends agree on {same} of {len(readings)} photos"
+        other = Counter(read_cards(DEMO_DIR / entry["image"], ultra).codes)
+        mine = Counter(reading.codes)
+        both += sum((mine & other).values())
+        either += sum((mine | other).values())
+    if either == 0:
+        pytest.skip("neither backend read a card on the demo photos")
+    # The backends letterbox differently (square vs "rect", area-averaged vs bilinear), so borderline
+    # corners may fall either side of the threshold; the rest must agree.
+    assert either - both <= max(1, 0.2 * either), f"the backends agree on {both} of {either} cards"
 
 
 def test_the_demo_folder_is_package_data() -> None:
