@@ -57,7 +57,7 @@ def _worker(kind: str, model: str, images: list[str], repeat: int, threads: int)
     if kind == "onnx":
         from vision.detector import CardDetector
 
-        detector = CardDetector(model, threads=threads)
+        detector = CardDetector(model, threads=threads, tiles=1)  # like for like: Ultralytics does not tile
 
         def detect(img: Any) -> list[tuple[str, float, list[float]]]:
             return [(d.code, d.confidence, list(d.box)) for d in detector.detect(img)]
@@ -177,12 +177,14 @@ def _agreement(a: Found, b: Found) -> tuple[int, int]:
     both = total = 0
     for image, dets_a in a.items():
         dets_b = list(b.get(image, []))
+        same = 0
         for code, _, box in dets_a:
             match = next((d for d in dets_b if d[0] == code and _iou(box, d[2]) >= 0.5), None)
             if match is not None:
                 dets_b.remove(match)
-                both += 1
-        total += len(dets_a) + len(b.get(image, [])) - both
+                same += 1
+        both += same
+        total += len(dets_a) + len(b.get(image, [])) - same
     return both, total
 
 

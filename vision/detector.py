@@ -33,6 +33,7 @@ MODEL_ENV = "TABLETALLY_MODEL"  # overrides the default ONNX model (as `tabletal
 PAD_VALUE = 114
 DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
+AUTO_TILE_FACTOR = 3.0  # measured: see docs/vision.md ("Tiling")
 
 
 class Backend(StrEnum):
@@ -314,7 +315,9 @@ class CardDetector:
     file.
 
     ``tiles=N`` (N >= 2) also runs the model on an N x N grid of overlapping crops, so that small corners
-    in a large photo are seen at full resolution, at N * N + 1 times the cost.
+    in a large photo are seen at full resolution, at N * N + 1 times the cost; ``tiles=None`` (default)
+    tiles 2 x 2 only photos at least 3 times the model input (a 12 MP still, a 1280 px photo for a 320
+    model), where it was measured to read far more cards; ``tiles=1`` never tiles.
     """
 
     def __init__(
@@ -326,7 +329,7 @@ class CardDetector:
         iou: float = 0.5,
         cross_iou: float = 0.7,
         threads: int = 2,
-        tiles: int = 1,
+        tiles: int | None = None,
     ) -> None:
         try:
             self.backend = Backend(backend)
@@ -345,9 +348,9 @@ class CardDetector:
             raise ValueError(f"imgsz must be a multiple of 32 and at least 32, got {imgsz}")
         if threads < 1:
             raise ValueError(f"threads must be >= 1, got {threads}")
-        if not 1 <= tiles <= 4:
-            raise ValueError(f"tiles must be 1 (whole photo only) to 4, got {tiles}")
-        if tiles > 1 and backend != Backend.ONNX:
+        if tiles is not None and not 1 <= tiles <= 4:
+            raise ValueError(f"tiles must be 1 (whole photo only) to 4, or None (auto), got {tiles}")
+        if tiles is not None and tiles > 1 and backend != Backend.ONNX:
             raise ValueError("tiling is only done on the onnx backend")
         self.requested_imgsz = imgsz
         self.requested_conf = conf
@@ -484,10 +487,10 @@ class CardDetector:
         self.load()
         if self.backend is Backend.ULTRALYTICS:
             return self._detect_ultralytics(image)
-        if self.tiles == 1:
+        if self.tiles_for(image.shape[:2]) == 1:
             boxes, scores = self._candidates(image)
         else:
-            boxes, scores = self._tiled_candidates(image)
+            boxes, scores = self._tiled_candidates(image, self.tiles_for(image.shape[:2]))
         return suppress(boxes, scores, self.codes, self.iou, self.cross_iou)
 
     def _candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -496,7 +499,14 @@ class CardDetector:
         output = self._session.run(None, {self._input_name: to_input_tensor(padded)})[0]
         return candidate_boxes(output, len(self.codes), lb, image.shape[:2], self.conf)
 
-    def _tiled_candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def tiles_for(self, image_hw: tuple[int, int]) -> int:
+        """The tiling used for a photo: as given, else 2 when its long side is at least AUTO_TILE_FACTOR
+        times the model input (its corners would shrink too much in one pass), else 1."""
+        if self.tiles is not None:
+            return self.tiles
+        return 2 if max(image_hw) >= AUTO_TILE_FACTOR * self.imgsz else 1
+
+    def _tiled_candidates(self, image: np.ndarray, tiles: int) -> tuple[np.ndarray, np.ndarray]:
         """The whole photo, plus a ``tiles`` x ``tiles`` grid of overlapping crops seen at full scale.
 
         A box that touches a crop's inner edge is dropped (its corner was cut; a neighbouring crop, or
@@ -504,8 +514,8 @@ class CardDetector:
         """
         height, width = image.shape[:2]
         parts = [self._candidates(image)]
-        tile_w = math.ceil(width / (self.tiles - (self.tiles - 1) * TILE_OVERLAP))
-        tile_h = math.ceil(height / (self.tiles - (self.tiles - 1) * TILE_OVERLAP))
+        tile_w = math.ceil(width / (tiles - (tiles - 1) * TILE_OVERLAP))
+        tile_h = math.ceil(height / (tiles - (tiles - 1) * TILE_OVERLAP))
         for y0 in tile_origins(height, tile_h, TILE_OVERLAP):
             for x0 in tile_origins(width, tile_w, TILE_OVERLAP):
                 crop = image[y0 : y0 + tile_h, x0 : x0 + tile_w]

@@ -32,6 +32,8 @@ def test_agreement_counts_corners_both_backends_found() -> None:
     b = {"x.jpg": [("7S", 0.8, [1, 1, 10, 10]), ("9S", 0.9, [50, 50, 60, 60])]}
     assert _agreement(a, b) == (1, 3)
     assert _agreement(a, a) == (2, 2)
+    two_photos = {**a, "y.jpg": [("KD", 0.9, [0, 0, 10, 10])]}
+    assert _agreement(two_photos, {**b, "y.jpg": [("KD", 0.9, [0, 0, 10, 10])]}) == (2, 4)
 
 
 def test_the_benchmark_says_which_file_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -221,7 +221,7 @@ def test_tiling_runs_the_whole_photo_and_each_crop_and_maps_crops_back(
     )
     # Whole photo: centre 500; crops of 556 px at 0 and 444: centres 278 and 722.
     assert centres == [(278, 278), (278, 722), (500, 500), (722, 278), (722, 722)]
-    assert len(CardDetector(model).detect(photo)) == 1
+    assert len(CardDetector(model, tiles=1).detect(photo)) == 1
 
 
 def test_a_box_cut_by_a_crop_edge_is_dropped(make_model: Callable[..., Path]) -> None:
@@ -294,3 +294,13 @@ def test_a_bad_threshold_in_classes_json_is_a_model_error(make_model: Callable[.
     (model.parent / "classes.json").write_text(json.dumps({"names": list(CARD_CODES), "conf": "low"}))
     with pytest.raises(ModelError, match="'conf' must be a number between 0 and 1, got 'low'"):
         CardDetector(model).load()
+
+
+def test_photos_much_bigger_than_the_model_input_are_tiled_by_default(
+    make_model: Callable[..., Path],
+) -> None:
+    model = make_model(raw_output([(160, 160, 10, 10)], [{"4C": 0.9}], anchors=4))
+    detector = CardDetector(model).load()
+    assert detector.tiles_for((480, 640)) == 1 and detector.tiles_for((960, 1280)) == 2
+    assert len(detector.detect(table_photo(1000, 1000))) == 5  # the photo and 4 crops
+    assert len(CardDetector(model, tiles=1).detect(table_photo(1000, 1000))) == 1
