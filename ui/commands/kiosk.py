@@ -51,7 +51,8 @@ def window_size(text: str) -> tuple[int, int]:
 def configure_kivy(size: tuple[int, int], fullscreen: bool = False) -> None:
     """Kivy settings that must be made before Kivy's window exists."""
     os.environ.setdefault("KIVY_NO_ARGS", "1")
-    os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+    if "INVOCATION_ID" not in os.environ:  # under systemd, Kivy's log goes to the journal
+        os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     from kivy.config import Config
 
     Config.set("graphics", "width", str(size[0]))
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     configure_kivy(size, args.fullscreen)
     from ui.app import TableTallyApp
 
-    TableTallyApp(store, camera=args.camera, model_path=args.model).run()
-    store.close()
+    try:
+        TableTallyApp(store, camera=args.camera, model_path=args.model).run()
+    finally:  # also on SIGINT (the service's stop signal): checkpoint the WAL and close cleanly
+        store.close()
     return 0
