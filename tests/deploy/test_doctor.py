@@ -558,7 +558,9 @@ def test_real_reader_reads_the_bundled_photo_with_a_real_onnx_model(tmp_path: Pa
         model, probes.load_detector, probes.test_photos(), probes.read_image, probes.blank_image
     )
     assert check.status is Status.WARN, check
-    assert check.details["read"] == ["7H"] and check.details["input_size"] == 32
+    # The photo is many times the model's input, so the detector also reads tiles of it: the degenerate
+    # model may then see "its" 7H in more than one place. What matters is what it read and what it missed.
+    assert set(check.details["read"]) == {"7H"} and check.details["input_size"] == 32
     assert "missed 7D, 9D" in check.summary
 
 
