@@ -293,7 +293,7 @@ def new_jhyap(d: Driver, app: Any, typed: bool = True) -> Script:
         )
     d.tap("rules")
     yield
-    for _ in range((200 - MAX_SCORE) // 10):
+    for _ in range((200 - MAX_SCORE) // 20):  # the "Out above" buttons step by 20
         d.tap("rule-max_score-down")
         yield
     yield from d.shot("rules")

@@ -663,3 +663,12 @@ def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(
     assert kiosk.jhyap.uncertain_left == 1  # the low-confidence 9C is marked for a look
     kiosk.confirm()
     assert games.score(kiosk.log).totals == {"Asha": 0, "बिकास": 29, "Chandra": 28, "Dipa": 11}
+
+
+def test_out_above_steps_keep_a_score_the_halving_rule_accepts() -> None:
+    form = NewGameForm(games.JHYAP)
+    step = form.rule_step("max_score")
+    for _ in range(5):
+        form.step("max_score", -step)
+        assert form.rules["max_score"] % 4 == 0
+    assert form.rule_step("call_limit") == 1

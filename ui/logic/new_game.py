@@ -101,6 +101,8 @@ class NewGameForm:
         self.rules[rule] = max(0, value + delta)
 
     def rule_step(self, rule: str) -> int:
+        if rule == "max_score":
+            return 20  # stays a multiple of 4, which halving to max/2 and max/4 needs
         value = next(f.default for f in self.fields if f.name == rule)
         return 10 if isinstance(value, int) and value >= 50 else 1
 
