@@ -53,6 +53,17 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 5
 JOKERS_PER_DECK = 2
 
+
+def copies_in_decks(card: Card, decks: int) -> int:
+    """How many copies of ``card`` ``decks`` mixed decks hold (each deck: one of each card, two jokers)."""
+    return decks * (JOKERS_PER_DECK if card.is_joker else 1)
+
+
+def cards_over_decks(cards: Iterable[Card], decks: int) -> frozenset[Card]:
+    """The cards that appear more often in ``cards`` than ``decks`` decks can hold."""
+    counts = Counter(cards)
+    return frozenset(card for card, n in counts.items() if n > copies_in_decks(card, decks))
+
 _FACE_VALUES: dict[Rank, int] = {rank: min(rank.number, 10) for rank in Rank}
 
 
@@ -287,14 +298,14 @@ def _check_round(game: JhyapGame, state: JhyapState, round_: JhyapRound, number:
             raise JhyapError(f"{where}: {player}'s hand is empty")
     decks = game.deck_count
     counts = Counter(card for hand in round_.hands.values() for card in hand)
-    for card in sorted(counts):
-        limit = decks * (JOKERS_PER_DECK if card.is_joker else 1)
-        if counts[card] > limit:
-            deck_words = "1 deck holds" if decks == 1 else f"{decks} decks hold"
-            raise JhyapError(
-                f"{where}: {card} appears {counts[card]} times across the hands, "
-                f"but {deck_words} only {limit}"
-            )
+    over = sorted(cards_over_decks(counts.elements(), decks))
+    if over:
+        card = over[0]
+        deck_words = "1 deck holds" if decks == 1 else f"{decks} decks hold"
+        raise JhyapError(
+            f"{where}: {card} appears {counts[card]} times across the hands, "
+            f"but {deck_words} only {copies_in_decks(card, decks)}"
+        )
     caller_total = hand_value(round_.hands[round_.caller])
     if caller_total > game.rules.call_limit:
         raise JhyapError(

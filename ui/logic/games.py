@@ -177,13 +177,17 @@ def deck_count(log: Mapping[str, Any]) -> int:
 
 def over_decks(hands: Mapping[str, Sequence[str]], decks: int) -> set[str]:
     """Codes that appear more often across the hands than ``decks`` decks hold (to highlight them)."""
-    from scorer.jhyap import JOKERS_PER_DECK
+    from scorer.jhyap import cards_over_decks
 
-    counts: dict[str, int] = {}
-    for cards in hands.values():
-        for code in cards:
-            counts[code] = counts.get(code, 0) + 1
-    return {code for code, n in counts.items() if n > decks * (JOKERS_PER_DECK if code == "JK" else 1)}
+    cards = []
+    for codes in hands.values():
+        for code in codes:
+            try:
+                cards.append(Card.parse(code))
+            except ScorerError:
+                continue  # not a card: flagged elsewhere, cannot be over the decks
+    over = {card.code for card in cards_over_decks(cards, decks)}
+    return {code for codes in hands.values() for code in codes if code in over}
 
 
 # -- Seep --------------------------------------------------------------------------------------------
