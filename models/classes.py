@@ -33,13 +33,21 @@ def suit_of(code: str) -> str:
     return "" if code == JOKER else code[-1]
 
 
-def write_classes_json(path: Path = CLASSES_JSON) -> Path:
-    """Write the class list (index -> code) as JSON, the file shipped next to the ONNX model."""
-    payload = {
+def write_classes_json(path: Path = CLASSES_JSON, conf: float | None = None) -> Path:
+    """Write the class list (index -> code) as JSON, the file shipped next to the ONNX model.
+
+    ``conf`` is the confidence threshold the model was tuned for (``python -m models.evaluate --save-conf``);
+    the runtime detector uses it unless told otherwise.
+    """
+    payload: dict[str, object] = {
         "format": "tabletally-card-classes/1",
         "labels": "printed corner index (rank + suit pip) of a face-up card; one box per visible corner",
         "names": list(CLASS_CODES),
     }
+    if conf is not None:
+        if not 0.0 < conf < 1.0:
+            raise ValueError(f"confidence threshold must be between 0 and 1, got {conf!r}")
+        payload["conf"] = round(float(conf), 4)
     path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     return path
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.classes import CLASSES_JSON, MODELS_DIR, rank_of
+from models.classes import CLASSES_JSON, MODELS_DIR, load_class_names, rank_of, write_classes_json
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
 
 REPO = MODELS_DIR.parent
@@ -372,6 +372,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-map", action="store_true", help="skip the Ultralytics mAP run")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--skip-real", action="store_true")
+    parser.add_argument(
+        "--save-conf",
+        action="store_true",
+        help="write the threshold used into --classes as 'conf', the runtime detector's default",
+    )
     args = parser.parse_args(argv)
     try:
         det = OnnxCardDetector(args.onnx, args.classes)
@@ -410,6 +415,10 @@ def main(argv: list[str] | None = None) -> int:
         "real": [asdict(r) for r in real],
     }
     (args.out / "report.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    if args.save_conf:
+        load_class_names(args.classes)  # refuse to overwrite something that is not a class list
+        write_classes_json(args.classes, conf)
+        print(f"threshold {conf} saved in {args.classes}")
     print(report)
     print(f"written: {args.out / 'report.md'}, {args.out / 'report.json'}; failure pictures in {FAILURES}")
     return 0

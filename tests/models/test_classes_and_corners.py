@@ -37,6 +37,21 @@ def test_class_list_round_trips_and_bad_files_are_named(tmp_path: Path) -> None:
         load_class_names(bad)
 
 
+def test_tuned_threshold_is_saved_for_the_runtime_detector(tmp_path: Path) -> None:
+    from vision.detector import CardDetector
+
+    path = write_classes_json(tmp_path / "classes.json", conf=0.15)
+    assert json.loads(path.read_text())["conf"] == 0.15
+    assert load_class_names(path) == list(CLASS_CODES)
+    with pytest.raises(ValueError, match="1.5"):
+        write_classes_json(tmp_path / "other.json", conf=1.5)
+    import shutil
+
+    shutil.copy(CLASSES_JSON.parent / "cards.onnx", tmp_path / "cards.onnx")
+    assert CardDetector(tmp_path / "cards.onnx").load().conf == 0.15
+    assert CardDetector(tmp_path / "cards.onnx", conf=0.4).load().conf == 0.4
+
+
 def test_rank_and_suit_of_codes() -> None:
     assert (rank_of("10H"), suit_of("10H")) == ("10", "H")
     assert (rank_of("JK"), suit_of("JK")) == ("JK", "")
