@@ -6,6 +6,10 @@ Two families of files, with different element ids:
 * ``aisleriot`` (``gnome-cards-data``): ``/usr/share/aisleriot/cards/*.svgz``, ids like ``spade_7``,
   ``joker_red``.
 
+A third family, :data:`Family.PROCEDURAL`, are the decks drawn by :mod:`models.procedural` straight into the
+face cache (``proc-00``, ``proc-01``, ...): :func:`procedural_decks` lists those present in a faces folder,
+always as training designs.
+
 Each :class:`Deck` names its design group (the same artwork shipped twice, e.g. Dondorf in both packages, is
 one group) and its split. Whole groups are held out for validation, so no artwork of a validation design is
 ever seen in training. Decks that do not use French suits (German, Swiss, Italian tarot suits) or that render
@@ -32,6 +36,7 @@ class Family(enum.Enum):
 
     KDE = "kde"
     AISLERIOT = "aisleriot"
+    PROCEDURAL = "procedural"  # drawn by models.procedural; ``path`` is the deck's folder of faces
 
 
 class Split(enum.Enum):
@@ -57,6 +62,8 @@ class Deck:
         """The SVG element id of card ``code`` (not the joker: see :attr:`joker_ids`)."""
         if code == JOKER or code not in CLASS_CODES:
             raise ValueError(f"deck {self.name}: no single element id for card code {code!r}")
+        if self.family is Family.PROCEDURAL:
+            raise ValueError(f"deck {self.name} is drawn, not an SVG file: no element ids")
         rank, suit = code[:-1], code[-1]
         rank_word, suit_word = _RANK_WORDS.get(rank, rank), _SUIT_WORDS[suit]
         if self.family is Family.KDE:
@@ -134,6 +141,27 @@ def decks_by_name() -> dict[str, Deck]:
     return {d.name: d for d in ALL_DECKS}
 
 
-def installed_decks(decks: tuple[Deck, ...] = ALL_DECKS) -> tuple[Deck, ...]:
-    """The listed decks whose SVG file exists on this machine."""
-    return tuple(d for d in decks if d.path.is_file())
+PROCEDURAL_PREFIX = "proc-"
+
+
+def procedural_decks(faces_dir: Path) -> tuple[Deck, ...]:
+    """The procedural decks rendered in ``faces_dir`` (``proc-NN`` folders with a corners.json), sorted.
+
+    Each is its own design group and always a training design (validation keeps the held-out SVG designs).
+    """
+    if not faces_dir.is_dir():
+        return ()
+    dirs = sorted(
+        d
+        for d in faces_dir.iterdir()
+        if d.name.startswith(PROCEDURAL_PREFIX)
+        and d.name[len(PROCEDURAL_PREFIX) :].isdigit()
+        and (d / "corners.json").is_file()
+    )
+    return tuple(Deck(d.name, Family.PROCEDURAL, d, d.name, Split.TRAIN, (JOKER,)) for d in dirs)
+
+
+def installed_decks(decks: tuple[Deck, ...] = ALL_DECKS, faces_dir: Path | None = None) -> tuple[Deck, ...]:
+    """The listed decks whose SVG file exists on this machine, then the procedural decks in ``faces_dir``."""
+    svg = tuple(d for d in decks if d.path.is_file())
+    return svg + (procedural_decks(faces_dir) if faces_dir is not None else ())

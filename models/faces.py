@@ -6,6 +6,10 @@ deck has one) and the back of every installed deck in :data:`models.decks.ALL_DE
 ``OUT/<deck>/<code>.png`` (RGBA, cropped to the opaque pixels, fixed width), then measures the corner-index
 box of every face and writes ``OUT/<deck>/corners.json``. Scene synthesis only composites these PNGs, so
 thousands of photos take minutes.
+
+It then draws ``--procedural N`` procedural decks (default 24, :mod:`models.procedural`) into the same folder
+as ``OUT/proc-00`` ... (same files; their court pictures come from the SVG renders, so those go first).
+``--only-procedural`` draws just those into an existing cache; ``--procedural 0`` draws none.
 """
 
 from __future__ import annotations
@@ -24,11 +28,12 @@ import cv2
 import numpy as np
 
 from models.classes import CLASS_CODES, JOKER
-from models.decks import ALL_DECKS, Deck, decks_by_name, installed_decks
+from models.decks import ALL_DECKS, Deck, decks_by_name, installed_decks, procedural_decks
 
 FACE_WIDTH = 320
 BACK = "back"
 CORNERS_FILE = "corners.json"
+SHEET_CODES = ["AS", "7S", "10H", "QH", "KD", "3C", "JC", JOKER, BACK]
 
 
 class RenderError(RuntimeError):
@@ -157,7 +162,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--force", action="store_true", help="re-render files that exist")
     parser.add_argument("--sheet", type=Path, help="also write a contact sheet PNG here")
+    parser.add_argument(
+        "--procedural",
+        type=int,
+        default=24,
+        metavar="N",
+        help="procedural decks to draw (default 24; 0: none)",
+    )
+    parser.add_argument("--procedural-seed", type=int, default=0, help="seed of the procedural decks")
+    parser.add_argument(
+        "--only-procedural", action="store_true", help="draw only the procedural decks (SVG renders kept)"
+    )
     args = parser.parse_args(argv)
+    if args.procedural < 0:
+        print(f"--procedural must be >= 0, got {args.procedural}", file=sys.stderr)
+        return 2
+    if args.only_procedural:
+        return _render_procedural(args.out, args.procedural, args.procedural_seed, args.workers, args.sheet)
     if shutil.which("rsvg-convert") is None:
         print("rsvg-convert not found: install librsvg2-bin (deploy/dev-setup.sh does)", file=sys.stderr)
         return 2
@@ -180,11 +201,39 @@ def main(argv: list[str] | None = None) -> int:
         (args.out / deck.name / CORNERS_FILE).write_text(
             json.dumps(corners, indent=1) + "\n", encoding="utf-8"
         )
-    if args.sheet:
-        codes = ["AS", "7S", "10H", "QH", "KD", "3C", "JC", JOKER, BACK]
-        cv2.imwrite(str(args.sheet), contact_sheet(args.out, [d.name for d in decks], codes))
     print(f"rendered {len(decks)} decks into {args.out}; {len(errors)} errors")
-    return 1 if errors else 0
+    status = _render_procedural(args.out, args.procedural, args.procedural_seed, args.workers, None)
+    if args.sheet:
+        names = [d.name for d in decks] + [d.name for d in procedural_decks(args.out)]
+        cv2.imwrite(str(args.sheet), contact_sheet(args.out, names, SHEET_CODES))
+    return 1 if errors or status else 0
+
+
+def _render_procedural(out: Path, count: int, seed: int, workers: int, sheet: Path | None) -> int:
+    """Draw the procedural decks into ``out`` (after the SVG renders, whose court pictures they borrow)."""
+    if count == 0:
+        return 0
+    import time
+
+    from models.procedural import FontError, render_procedural_decks
+
+    start = time.monotonic()
+    try:
+        names = render_procedural_decks(out, count, seed, workers=workers)
+    except FontError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    stale = [d.name for d in procedural_decks(out) if d.name not in names]
+    if stale:
+        print(
+            f"warning: older procedural decks {', '.join(stale)} are still in {out} and will be used in "
+            "training; delete them if that is not wanted",
+            file=sys.stderr,
+        )
+    if sheet:
+        cv2.imwrite(str(sheet), contact_sheet(out, names, SHEET_CODES))
+    print(f"drew {len(names)} procedural decks into {out} in {time.monotonic() - start:.0f} s")
+    return 0
 
 
 if __name__ == "__main__":

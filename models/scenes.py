@@ -18,12 +18,15 @@ import numpy as np
 
 from models.classes import CLASS_CODES, CLASS_INDEX, JOKER
 from models.corners import Box, load_index_boxes
-from models.decks import Deck
+from models.decks import Deck, Family
 from models.faces import BACK
 from models.textures import Rng, camera, draw_clutter, random_perspective, surface
 
 MIN_VISIBLE = 0.7  # fraction of a corner-index quadrilateral that must be visible (in frame, uncovered)
 MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction of the image height
+# Share of the scenes (deck draws) that use a procedural deck when the library has both kinds: the 17 SVG
+# designs keep most of the draws, the many procedural designs add index fonts and layouts.
+PROCEDURAL_SHARE = 0.4
 SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
 
 
@@ -330,10 +333,18 @@ class SceneMaker:
 
     def __init__(self, library: FaceLibrary) -> None:
         self.library = library
+        self._procedural = tuple(d for d in library.decks if d.family is Family.PROCEDURAL)
+        self._svg = tuple(d for d in library.decks if d.family is not Family.PROCEDURAL)
+
+    def pick_deck(self, rng: Rng) -> Deck:
+        """A deck of the library: procedural with probability PROCEDURAL_SHARE when there are both kinds."""
+        pool = self.library.decks
+        if self._procedural and self._svg:
+            pool = self._procedural if rng.random() < PROCEDURAL_SHARE else self._svg
+        return pool[int(rng.integers(len(pool)))]
 
     def _deck_faces(self, rng: Rng) -> dict[str, Face]:
-        deck = self.library.decks[int(rng.integers(len(self.library.decks)))]
-        return self.library.deck_faces(deck)
+        return self.library.deck_faces(self.pick_deck(rng))
 
     def _draw_cards(
         self, rng: Rng, n: int, pool: tuple[str, ...] | None = None, jokers: bool = True

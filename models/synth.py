@@ -3,7 +3,8 @@
 ``python -m models.synth --out DIR --count N --seed S``
 
 Training images use only the training designs, validation images only the held-out designs
-(:mod:`models.decks`). Output::
+(:mod:`models.decks`). The procedural decks found in the faces folder (:mod:`models.procedural`) are training
+designs too: about :data:`models.scenes.PROCEDURAL_SHARE` of the training scenes use one. Output::
 
     DIR/data.yaml                    Ultralytics dataset file (53 card classes)
     DIR/images/{train,val}/*.jpg     the photos
@@ -26,7 +27,7 @@ import cv2
 import numpy as np
 
 from models.classes import CLASS_CODES
-from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks
+from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks, procedural_decks
 from models.scenes import FaceLibrary, SceneKind, SceneMaker, SceneResult, scene_truth
 
 FRAMES: tuple[tuple[int, int], ...] = ((640, 480), (480, 640), (640, 360))
@@ -57,15 +58,20 @@ class SynthConfig:
 _MAKERS: dict[str, SceneMaker] = {}
 
 
-def split_decks(split: Split, names: tuple[str, ...] = ()) -> tuple[Deck, ...]:
-    """The installed decks of a split, or the named decks (any split) when ``names`` is given."""
+def split_decks(split: Split, names: tuple[str, ...] = (), faces: Path | None = None) -> tuple[Deck, ...]:
+    """The installed decks of a split, or the named decks (any split) when ``names`` is given.
+
+    With ``faces``, the procedural decks rendered there join the training split (and can be named).
+    """
     if names:
         known = decks_by_name()
+        if faces is not None:
+            known.update({d.name: d for d in procedural_decks(faces)})
         unknown = [n for n in names if n not in known]
         if unknown:
             raise ValueError(f"unknown deck(s) {', '.join(unknown)}; known: {', '.join(known)}")
         return tuple(known[n] for n in names)
-    decks = tuple(d for d in installed_decks(ALL_DECKS) if d.split is split)
+    decks = tuple(d for d in installed_decks(ALL_DECKS, faces) if d.split is split)
     if not decks:
         raise FileNotFoundError(
             f"no installed {split.value} decks: install the card art (deploy/dev-setup.sh)"
@@ -76,7 +82,7 @@ def split_decks(split: Split, names: tuple[str, ...] = ()) -> tuple[Deck, ...]:
 def _maker(faces: Path, split: Split, names: tuple[str, ...] = ()) -> SceneMaker:
     key = f"{faces}:{split.value}:{','.join(names)}"
     if key not in _MAKERS:
-        _MAKERS[key] = SceneMaker(FaceLibrary(faces, split_decks(split, names)))
+        _MAKERS[key] = SceneMaker(FaceLibrary(faces, split_decks(split, names, faces)))
     return _MAKERS[key]
 
 

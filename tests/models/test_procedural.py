@@ -1,0 +1,181 @@
+"""Procedural decks: drawn faces in the face-cache format, exact index boxes, used by the scenes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from models.classes import CLASS_CODES, CLASS_INDEX
+from models.corners import Box, load_index_boxes
+from models.decks import ALL_DECKS, Family, Split, procedural_decks
+from models.faces import BACK, CORNERS_FILE
+from models.faces import main as faces_main
+from models.procedural import (
+    FontError,
+    face_without_index,
+    find_fonts,
+    render_procedural_decks,
+)
+from models.scenes import PROCEDURAL_SHARE, FaceLibrary, SceneKind, SceneMaker
+from models.synth import split_decks
+
+WIDTH = 160  # small faces: fast, and still every part of the drawing
+SEED = 3
+
+
+def _have_fonts() -> bool:
+    try:
+        find_fonts()
+    except FontError:
+        return False
+    return True
+
+
+pytestmark = pytest.mark.skipif(not _have_fonts(), reason="no DejaVu/Noto fonts: run deploy/dev-setup.sh")
+
+
+def _fake_court_source(out: Path) -> None:
+    """A rendered 'standard' deck with only its court cards (flat colour pictures) and its corners.json."""
+    deck = out / "standard"
+    deck.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for code in CLASS_CODES:
+        if code[:-1] in ("J", "Q", "K"):
+            img = np.full((216, WIDTH, 4), 255, np.uint8)
+            img[:, :, :3] = rng.integers(0, 255, 3)
+            cv2.imwrite(str(deck / f"{code}.png"), img)
+    (deck / CORNERS_FILE).write_text(json.dumps({"index_box": [0.03, 0.03, 0.18, 0.3]}))
+
+
+@pytest.fixture(scope="module")
+def proc_faces(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("proc")
+    _fake_court_source(out)
+    assert render_procedural_decks(out, 2, SEED, width=WIDTH) == ["proc-00", "proc-01"]
+    return out
+
+
+def test_every_deck_has_all_faces_and_a_valid_corners_file(proc_faces: Path) -> None:
+    decks = procedural_decks(proc_faces)
+    assert [d.name for d in decks] == ["proc-00", "proc-01"]
+    for deck in decks:
+        assert (
+            deck.family is Family.PROCEDURAL
+            and deck.split is Split.TRAIN
+            and deck.path == proc_faces / deck.name
+        )
+        files = {p.name for p in deck.path.iterdir()}
+        assert files == {f"{c}.png" for c in CLASS_CODES} | {f"{BACK}.png", CORNERS_FILE}
+        heights = set()
+        for name in files - {CORNERS_FILE}:
+            img = cv2.imread(str(deck.path / name), cv2.IMREAD_UNCHANGED)
+            assert img.ndim == 3 and img.shape[2] == 4 and img.shape[1] == WIDTH
+            assert img[0, 0, 3] == 0 and img[img.shape[0] // 2, WIDTH // 2, 3] == 255  # rounded corners
+            heights.add(img.shape[0])
+        assert len(heights) == 1 and 0.68 <= WIDTH / heights.pop() <= 0.73
+        data = json.loads((deck.path / CORNERS_FILE).read_text())
+        box, joker = load_index_boxes(deck.path)
+        assert joker is not None
+        for b in (box, joker):
+            assert 0 <= b.x0 < b.x1 <= 0.5 and 0 <= b.y0 < b.y1 <= 0.5
+        assert 0.08 <= box.y1 - box.y0 <= 0.26  # index 10-22 % of the height, plus the pad
+        assert set(data["cards"]) == set(CLASS_CODES) - {"JK"}
+        assert data["procedural"]["court_source"] == "standard"
+
+
+def test_same_seed_gives_identical_files(proc_faces: Path, tmp_path: Path) -> None:
+    _fake_court_source(tmp_path)
+    render_procedural_decks(tmp_path, 1, SEED, width=WIDTH)
+    for path in sorted((proc_faces / "proc-00").iterdir()):
+        assert (tmp_path / "proc-00" / path.name).read_bytes() == path.read_bytes(), path.name
+    other = tmp_path / "other"
+    _fake_court_source(other)
+    render_procedural_decks(other, 1, SEED + 1, width=WIDTH)
+    assert (other / "proc-00" / "10H.png").read_bytes() != (proc_faces / "proc-00" / "10H.png").read_bytes()
+
+
+def _inside(ys: np.ndarray, xs: np.ndarray, box: Box, w: int, h: int) -> bool:
+    return bool(
+        xs.min() >= np.floor(box.x0 * w)
+        and xs.max() < np.ceil(box.x1 * w)
+        and ys.min() >= np.floor(box.y0 * h)
+        and ys.max() < np.ceil(box.y1 * h)
+    )
+
+
+@pytest.mark.parametrize("deck", [0, 1])
+@pytest.mark.parametrize("code", ["10H", "10S", "AS", "AD", "JK"])
+def test_index_box_contains_all_the_drawn_index_ink(proc_faces: Path, deck: int, code: str) -> None:
+    """What the corner index adds to a face lies inside the deck's box (top-left) and its 180-degree turn."""
+    face, bare = face_without_index(proc_faces, SEED, deck, code, width=WIDTH)
+    saved = cv2.imread(str(proc_faces / f"proc-{deck:02d}" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
+    assert np.array_equal(face, saved)
+    box, joker = load_index_boxes(proc_faces / f"proc-{deck:02d}")
+    if code == "JK":
+        assert joker is not None
+        box = joker
+    h, w = face.shape[:2]
+    ink = np.abs(face[:, :, :3].astype(int) - bare[:, :, :3].astype(int)).max(axis=2) > 12
+    top_left = ink.copy()
+    top_left[h // 2 :] = False
+    top_left[:, w // 2 :] = False
+    bottom_right = ink & ~top_left
+    for part, b in ((top_left, box), (bottom_right, box.rotated180())):
+        ys, xs = np.nonzero(part)
+        assert len(xs) > 20  # the rank and pip really are drawn
+        assert _inside(ys, xs, b, w, h), (code, b, xs.min(), xs.max(), ys.min(), ys.max())
+
+
+def test_procedural_deck_loads_in_the_face_library_and_renders_a_scene(proc_faces: Path) -> None:
+    library = FaceLibrary(proc_faces, procedural_decks(proc_faces))
+    faces = library.deck_faces(library.decks[0])
+    assert set(faces) == set(CLASS_CODES) | {BACK}
+    assert len(faces["JK"].boxes) == 2 and faces[BACK].boxes == ()
+    result = SceneMaker(library).make(np.random.default_rng(4), 320, 240, SceneKind.UPRIGHT)
+    assert len(result.labels) == 2 and len(result.cards) == 1
+    assert result.decks[0].startswith("proc-")
+    for cls, x0, y0, x1, y1 in result.labels:
+        assert 0 <= x0 < x1 <= 320 and 0 <= y0 < y1 <= 240
+        assert CLASS_INDEX[result.cards[0]] == cls
+
+
+def test_split_decks_adds_procedural_decks_to_training_only(proc_faces: Path) -> None:
+    train = {d.name for d in split_decks(Split.TRAIN, faces=proc_faces)}
+    assert {"proc-00", "proc-01"} <= train
+    try:
+        val = {d.name for d in split_decks(Split.VAL, faces=proc_faces)}
+    except FileNotFoundError:  # no SVG card art installed
+        val = set()
+    assert not any(n.startswith("proc-") for n in val)
+    assert [d.name for d in split_decks(Split.TRAIN, ("proc-01",), faces=proc_faces)] == ["proc-01"]
+
+
+def test_scenes_draw_procedural_decks_at_their_share(proc_faces: Path) -> None:
+    procs = procedural_decks(proc_faces)
+    mixed = SceneMaker(SimpleNamespace(decks=ALL_DECKS[:3] + procs))  # type: ignore[arg-type]
+    rng = np.random.default_rng(1)
+    share = np.mean([mixed.pick_deck(rng).family is Family.PROCEDURAL for _ in range(3000)])
+    assert abs(share - PROCEDURAL_SHARE) < 0.04
+    # without procedural decks the draw is the old one: one integer per pick, same generator state
+    svg_only = SceneMaker(SimpleNamespace(decks=ALL_DECKS[:5]))  # type: ignore[arg-type]
+    a, b = np.random.default_rng(2), np.random.default_rng(2)
+    assert [svg_only.pick_deck(a) for _ in range(20)] == [ALL_DECKS[int(b.integers(5))] for _ in range(20)]
+
+
+def test_faces_cli_draws_only_the_procedural_decks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert faces_main(["--out", str(tmp_path), "--only-procedural", "--procedural", "1"]) == 0
+    assert [d.name for d in procedural_decks(tmp_path)] == ["proc-00"]
+    assert "drew 1 procedural decks" in capsys.readouterr().out
+    assert faces_main(["--out", str(tmp_path), "--only-procedural", "--procedural", "-1"]) == 2
+
+
+def test_no_fonts_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FontError, match="fonts-dejavu-core"):
+        find_fonts(tmp_path)
