@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from models.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR
-from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read, letterbox, nms
+from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read
 from models.synth import SynthConfig, generate
-from models.train import ConfigError, TrainConfig, load_config, train
+from models.train import REPO, ConfigError, TrainConfig, load_config, train
 from tests.models.conftest import TEST_DECKS
 
 
@@ -64,17 +64,20 @@ def test_smoke_generate_and_train_one_tiny_epoch(faces_dir: Path, tmp_path: Path
     assert (run / "weights" / "last.pt").is_file()
 
 
-def test_letterbox_keeps_aspect_and_pads_grey() -> None:
-    img = np.zeros((100, 200, 3), np.uint8)
-    out, r, px, py = letterbox(img, 64)
-    assert out.shape == (64, 64, 3) and r == pytest.approx(0.32)
-    assert px == 0 and py == 16
-    assert out[0, 0].tolist() == [114, 114, 114] and out[32, 32].tolist() == [0, 0, 0]
+@pytest.mark.skipif(not SHIPPED_ONNX.is_file(), reason="models/cards.onnx not exported yet")
+def test_evaluation_reads_a_photo_as_the_kiosk_does() -> None:
+    # The evaluation decodes with the runtime's own functions; on an untiled photo both agree exactly.
+    from vision.detector import CardDetector
 
-
-def test_nms_keeps_the_best_of_overlapping_boxes() -> None:
-    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], np.float32)
-    assert nms(boxes, np.array([0.5, 0.9, 0.4]), 0.5) == [1, 2]
+    photo = cv2.imread(str(REPO / "vision" / "demo" / "hand1.jpg"))
+    assert photo is not None
+    photo = cv2.resize(photo, (640, 480), interpolation=cv2.INTER_AREA)
+    kiosk = CardDetector(SHIPPED_ONNX, conf=0.2, tiles=1).detect(photo)
+    ours = OnnxCardDetector().detect(photo, conf=0.2)
+    assert [(d.code, d.confidence) for d in kiosk] == [(d.code, d.score) for d in ours]
+    assert [d.box for d in kiosk] == [(d.x0, d.y0, d.x1, d.y1) for d in ours]
+    with pytest.raises(ValueError, match="HxWx3"):
+        OnnxCardDetector().detect(photo[:, :, 0])
 
 
 @pytest.mark.skipif(not SHIPPED_ONNX.is_file(), reason="models/cards.onnx not exported yet")
