@@ -629,10 +629,41 @@ class JhyapRoundScreen(Base):
             sheet.dismiss()
             self.type_hand(player)
 
+        def other_player(action: str) -> None:
+            sheet.dismiss()
+            self.pick_other_player(player, action)
+
         sheet.body.add_widget(Btn("Scan this hand alone", scan, name="menu-scan"))
         sheet.body.add_widget(Btn("Type the cards", type_hand, name="menu-type"))
+        if len(self.kiosk.jhyap.active) > 1 and self.kiosk.jhyap.hands.get(player):
+            swap = Btn("Swap with another hand", lambda: other_player("swap"), name="menu-swap")
+            sheet.body.add_widget(swap)
+            sheet.body.add_widget(
+                Btn("Give these cards to...", lambda: other_player("move"), name="menu-move")
+            )
         sheet.body.add_widget(Widget())
         sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="menu-back"))
+        self.app.open_sheet(sheet)
+
+    def pick_other_player(self, player: str, action: str) -> None:
+        """Swap ``player``'s hand with another's, or move its cards into another's hand ("move")."""
+        flow = self.kiosk.jhyap
+        title = f"Swap {player}'s hand with..." if action == "swap" else f"Give {player}'s cards to..."
+        sheet = Sheet(title)
+
+        def choose(other: str) -> None:
+            sheet.dismiss()
+            if action == "swap":
+                flow.swap_hands(player, other)
+            else:
+                flow.move_hand(player, other)
+            self._changed()
+
+        for other in flow.active:
+            if other != player:
+                sheet.body.add_widget(Btn(other, lambda o=other: choose(o), name=f"other-{other}"))
+        sheet.body.add_widget(Widget())
+        sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="other-back"))
         self.app.open_sheet(sheet)
 
     def type_hand(self, player: str) -> None:

@@ -333,6 +333,23 @@ def play_round(
     if shots:
         yield from d.shot(f"round{number}-scanned")
     flow = app.kiosk.jhyap
+    if number == 1 and flow.hands.get(flow.active[0]) and len(flow.active) > 1:
+        # Whose hand is whose: swap two hands from the hand menu, then back (the round stays as scanned).
+        before = flow.codes()
+        first, second = flow.active[0], flow.active[1]
+        for again in (False, True):
+            d.tap("hand-0")
+            yield
+            d.tap("menu-swap")
+            yield
+            if shots and not again:
+                yield from d.shot("swap-hands")
+            d.tap(f"other-{second}")
+            yield
+            if not again and flow.codes()[second] != before[first]:
+                raise DemoError(f"swapping hands did not give {second} the cards of {first}")
+        if flow.codes() != before:
+            raise DemoError("swapping two hands twice did not restore them")
     for seat, player in enumerate(flow.active):
         shot = "type-hand" if (shots and number == 1 and seat == 1) else None
         yield from set_hand(d, app, seat, player, hands[player], shot)

@@ -34,19 +34,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--annotate", metavar="DIR", type=Path, help="write each photo with its cards drawn into DIR"
     )
     parser.add_argument(
-        "--model", metavar="PATH", type=Path,
+        "--model",
+        metavar="PATH",
+        type=Path,
         help="model file (default models/cards.onnx, or models/cards.pt with --backend ultralytics)",
     )
     parser.add_argument(
-        "--backend", choices=("onnx", "ultralytics"), default="onnx",
+        "--backend",
+        choices=("onnx", "ultralytics"),
+        default="onnx",
         help="run the model with ONNX Runtime (default) or with Ultralytics (to compare; needs torch)",
     )
     parser.add_argument(
-        "--hands", metavar="N", type=_positive_int,
+        "--hands",
+        metavar="N",
+        type=_positive_int,
         help="split the cards into exactly N hands (default: by the gaps between them)",
     )
     parser.add_argument(
-        "--conf", metavar="P", type=_probability,
+        "--conf",
+        metavar="P",
+        type=_probability,
         help="minimum corner confidence, 0-1 (default: the model's, from classes.json, else 0.25)",
     )
 

@@ -174,6 +174,28 @@ class JhyapRoundFlow:
     def confirm_seats(self) -> None:
         self.seats_confirmed = True
 
+    def swap_hands(self, player: str, other: str) -> None:
+        """Exchange two players' hands (the table scan gave each the other's cards)."""
+        for p in (player, other):
+            if p not in self.active:
+                raise ValueError(f"{p!r} is not playing this round")
+        if player == other:
+            raise ValueError(f"cannot swap {player!r}'s hand with itself")
+        a, b = self.hands.get(player), self.hands.get(other)
+        self.hands[player], self.hands[other] = b, a
+
+    def move_hand(self, player: str, other: str) -> None:
+        """Put all of ``player``'s cards into ``other``'s hand (one hand the scan cut in two); ``player`` is
+        left without cards, to be scanned alone or typed."""
+        for p in (player, other):
+            if p not in self.active:
+                raise ValueError(f"{p!r} is not playing this round")
+        if player == other:
+            raise ValueError(f"cannot move {player!r}'s cards into their own hand")
+        moving = self.hands.get(player) or []
+        self.hands[other] = list(self.hands.get(other) or []) + list(moving)
+        self.hands[player] = None
+
     @property
     def needs_seat_confirm(self) -> bool:
         return self.table_scan is not None and bool(self.table_scan["groups"]) and not self.seats_confirmed
