@@ -33,6 +33,7 @@ from ui.logic.scan import (
     HandCard,
     card_label,
 )
+from ui.logic.tags import spread_tags
 
 FONTS = Path(__file__).resolve().parent / "fonts"
 REGULAR = FONTS / "TableTallySans-Regular.ttf"
@@ -350,16 +351,21 @@ class PhotoView(Widget):
                 Rectangle(pos=tag.pos, size=tag.size)
             self.add_widget(tag)
             self._labels.append(tag)
+        wanted = []
         for text, gx, gy in self.groups:
             x, y, _, _ = self.to_screen((gx, gy, gx, gy))
+            tw, th = font("m") * (len(text) * 0.62 + 1.2), font("m") * 1.6
+            wanted.append((x - tw / 2, y, tw, th))
+        spread = spread_tags(wanted, (self.x, self.y, self.width, self.height), gap=dp(2))
+        for (text, _gx, _gy), (x, y, tw, th) in zip(self.groups, spread, strict=True):
             tag = Label(
                 text=text,
                 font_size=font("m"),
                 bold=True,
                 color=TEXT,
                 size_hint=(None, None),
-                size=(font("m") * (len(text) * 0.62 + 1.2), font("m") * 1.6),
-                pos=(x - font("m") * len(text) * 0.31, y),
+                size=(tw, th),
+                pos=(x, y),
             )
             with tag.canvas.before:
                 Color(0.1, 0.1, 0.1, 0.75)
