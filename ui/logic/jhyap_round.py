@@ -176,9 +176,7 @@ class JhyapRoundFlow:
 
     def swap_hands(self, player: str, other: str) -> None:
         """Exchange two players' hands (the table scan gave each the other's cards)."""
-        for p in (player, other):
-            if p not in self.active:
-                raise ValueError(f"{p!r} is not playing this round")
+        self._check_playing(player, other)
         if player == other:
             raise ValueError(f"cannot swap {player!r}'s hand with itself")
         a, b = self.hands.get(player), self.hands.get(other)
@@ -187,9 +185,7 @@ class JhyapRoundFlow:
     def move_hand(self, player: str, other: str) -> None:
         """Put all of ``player``'s cards into ``other``'s hand (one hand the scan cut in two); ``player`` is
         left without cards, to be scanned alone or typed."""
-        for p in (player, other):
-            if p not in self.active:
-                raise ValueError(f"{p!r} is not playing this round")
+        self._check_playing(player, other)
         if player == other:
             raise ValueError(f"cannot move {player!r}'s cards into their own hand")
         moving = self.hands.get(player) or []
@@ -201,9 +197,13 @@ class JhyapRoundFlow:
         return self.table_scan is not None and bool(self.table_scan["groups"]) and not self.seats_confirmed
 
     # -- fixing cards ------------------------------------------------------------------------------------
+    def _check_playing(self, *players: str) -> None:
+        for p in players:
+            if p not in self.active:
+                raise ValueError(f"{p!r} is not playing this round")
+
     def _hand(self, player: str) -> list[HandCard]:
-        if player not in self.active:
-            raise ValueError(f"{player!r} is not playing this round")
+        self._check_playing(player)
         hand = self.hands.get(player)
         if hand is None:
             hand = []
