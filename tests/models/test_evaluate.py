@@ -107,3 +107,27 @@ def test_exact_hand_pairs_the_corners_of_one_card(tmp_path: Path) -> None:
 def test_missing_truth_is_named(tmp_path: Path) -> None:
     with pytest.raises(EvalError, match="val.jsonl"):
         eval_synthetic(ScriptedDetector({}), tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+
+
+def test_tiled_exact_hand_runs_the_kiosk_detector_on_every_photo(tmp_path: Path) -> None:
+    from models.evaluate import tiled_exact_hand
+    from models.onnx_detect import SHIPPED_ONNX
+
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    rows: list[dict[str, object]] = [
+        {"image": "empty.jpg", "cards": [], "kind": "negative"},
+        {"image": "also-empty.jpg", "cards": ["AS"], "kind": "hand"},
+    ]
+    (tmp_path / "truth").mkdir()
+    (tmp_path / "truth" / "val.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for row in rows:  # a plain grey table: nothing to read, so only the first row is right
+        cv2.imwrite(
+            str(tmp_path / "images" / "val" / str(row["image"])), np.full((480, 640, 3), 120, np.uint8)
+        )
+    rate, by_kind = tiled_exact_hand(SHIPPED_ONNX, tmp_path, rows, 0.3, 2)
+    assert rate == pytest.approx(0.5)
+    assert by_kind == {"hand": 0.0, "negative": 1.0}
+    res = eval_synthetic(ScriptedDetector({}), tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+    res.tiles, res.tiled_exact_hand_rate, res.tiled_exact_by_kind = 2, rate, by_kind
+    report = render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
+    assert "kiosk's tiling (2 x 2 crops" in report and "exact-hand rate 0.500" in report
