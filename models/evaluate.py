@@ -140,6 +140,7 @@ def eval_synthetic(
     weights: Path | None,
     tiles: int = 1,
     model: Path = SHIPPED_ONNX,
+    failures: Path | None = None,
 ) -> SyntheticResult:
     """Held-out synthetic metrics; ``conf=None`` picks the threshold with the best exact-hand rate."""
     truth_file = data / "truth" / "val.jsonl"
@@ -164,7 +165,6 @@ def eval_synthetic(
     exact, by_kind = 0, Counter()
     kinds = Counter()
     tp = fp = fn = 0
-    FAILURES.mkdir(parents=True, exist_ok=True)
     shown = 0
     for row, all_d in zip(rows, all_dets, strict=True):
         dets = [d for d in all_d if d.score >= res.conf]
@@ -173,11 +173,11 @@ def eval_synthetic(
         if got == want:
             exact += 1
             by_kind[row["kind"]] += 1
-        elif shown < 12:
+        elif failures is not None and shown < 12:
             shown += 1
             img = _read(data / "images" / "val" / row["image"])
             title = f"missed {sorted(want - got)} extra {sorted(got - want)}"
-            cv2.imwrite(str(FAILURES / f"synth_{row['image']}"), _draw(img, dets, title))
+            _save_failure(failures / f"synth_{row['image']}", _draw(img, dets, title))
         tp += len(got & want)
         fp += len(got - want)
         fn += len(want - got)
@@ -218,6 +218,12 @@ def tiled_exact_hand(
     return exact / max(1, len(rows)), {k: round(by_kind[k] / n, 4) for k, n in sorted(kinds.items())}
 
 
+def _save_failure(path: Path, picture: np.ndarray) -> None:
+    """Write one annotated failure picture (``failures`` folders are made on first use)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), picture)
+
+
 def _manifest(real: Path) -> list[dict[str, object]]:
     path = real / "manifest.json"
     try:
@@ -230,7 +236,9 @@ def _manifest(real: Path) -> list[dict[str, object]]:
     return images
 
 
-def eval_single_card(det: OnnxCardDetector, real: Path, folder: str, conf: float) -> RealResult:
+def eval_single_card(
+    det: OnnxCardDetector, real: Path, folder: str, conf: float, failures: Path | None = None
+) -> RealResult:
     rows = [r for r in _manifest(real) if str(r["file"]).startswith(folder + "/") and r.get("cards")]
     correct = rank_ok = none = 0
     confusion: Counter[str] = Counter()
@@ -246,10 +254,10 @@ def eval_single_card(det: OnnxCardDetector, real: Path, folder: str, conf: float
             correct += 1
         else:
             confusion[f"{truth}->{top}"] += 1
-            if shown < 8:
+            if failures is not None and shown < 8:
                 shown += 1
-                cv2.imwrite(
-                    str(FAILURES / f"{folder}_{Path(str(row['file'])).name}"),
+                _save_failure(
+                    failures / f"{folder}_{Path(str(row['file'])).name}",
                     _draw(img, dets, f"truth {truth} top {top}"),
                 )
         if top is not None and rank_of(top) == rank_of(truth):
@@ -268,7 +276,7 @@ def eval_single_card(det: OnnxCardDetector, real: Path, folder: str, conf: float
     )
 
 
-def eval_pinochle(det: OnnxCardDetector, real: Path, conf: float) -> RealResult:
+def eval_pinochle(det: OnnxCardDetector, real: Path, conf: float, failures: Path | None = None) -> RealResult:
     rows = [r for r in _manifest(real) if str(r["file"]).startswith("edje_pinochle/train/")]
     total = found = false_outside = wrong_rank = 0
     shown = 0
@@ -299,10 +307,10 @@ def eval_pinochle(det: OnnxCardDetector, real: Path, conf: float) -> RealResult:
                 wrong_rank += 1
         total += len(boxes)
         found += sum(matched)
-        if not all(matched) and shown < 8:
+        if failures is not None and not all(matched) and shown < 8:
             shown += 1
-            cv2.imwrite(
-                str(FAILURES / f"pinochle_{Path(str(row['file'])).name}"),
+            _save_failure(
+                failures / f"pinochle_{Path(str(row['file'])).name}",
                 _draw(img, dets, f"found {sum(matched)}/{len(boxes)}"),
             )
     n = max(1, len(rows))
@@ -431,7 +439,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         det = OnnxCardDetector(args.onnx, args.classes)
-        FAILURES.mkdir(parents=True, exist_ok=True)
         synth = None
         if not args.skip_synthetic:
             synth = eval_synthetic(
@@ -442,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
                 None if args.no_map else args.weights,
                 tiles=args.tiles,
                 model=args.onnx,
+                failures=FAILURES,
             )
         conf = args.conf if args.conf is not None else (synth.conf if synth else DEFAULT_CONF)
         real: list[RealResult] = []
@@ -450,9 +458,9 @@ def main(argv: list[str] | None = None) -> int:
             if not (args.real / "manifest.json").is_file():
                 print(f"warning: no real photos at {args.real}; skipping them", file=sys.stderr)
             else:
-                real.append(eval_single_card(det, args.real, "ivr_edinburgh", conf))
-                real.append(eval_single_card(det, args.real, "kaggle_cards53", conf))
-                real.append(eval_pinochle(det, args.real, conf))
+                real.append(eval_single_card(det, args.real, "ivr_edinburgh", conf, FAILURES))
+                real.append(eval_single_card(det, args.real, "kaggle_cards53", conf, FAILURES))
+                real.append(eval_pinochle(det, args.real, conf, FAILURES))
                 timing_imgs = [_read(args.real / str(r["file"])) for r in _manifest(args.real)[:10]]
         if not timing_imgs:
             timing_imgs = [np.full((480, 640, 3), 128, np.uint8)]

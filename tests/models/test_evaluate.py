@@ -98,7 +98,8 @@ def test_exact_hand_pairs_the_corners_of_one_card(tmp_path: Path) -> None:
     det = ScriptedDetector(
         {50: [_det("7H", 0, 0, 4, 4), _det("7H", 40, 30, 44, 34), _det("AS", 10, 0, 14, 4)]}
     )
-    res = eval_synthetic(det, tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+    res = eval_synthetic(det, tmp_path, 0.3, None, None, failures=tmp_path / "fail")  # type: ignore[arg-type]
+    assert [f.name for f in (tmp_path / "fail").iterdir()] == ["synth_b.jpg"]  # the photo it got wrong
     assert res.exact_hand_rate == pytest.approx(0.5)
     assert res.card_precision == 1.0 and res.card_recall == pytest.approx(2 / 3)
     assert "exact-hand rate (2 images) | 0.500" in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
