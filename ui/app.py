@@ -406,10 +406,65 @@ class RulesSheet(Sheet):
         self.on_close()
 
 
+# -- the round screens -----------------------------------------------------------------------------
+
+
+class RoundScreen(Base):
+    """What the Jhyap round and Seep deal screens share: fixing read cards, saving, scoring, leaving."""
+
+    def _changed(self) -> None:
+        self.kiosk.save()
+        self.refresh()
+
+    def fix_card_sheet(
+        self,
+        who: str,
+        card: Any,
+        pick: Callable[[str], None],
+        remove: Callable[[], None],
+        keep: Callable[[], None],
+    ) -> None:
+        """The picker for one read card: choose the right card, remove it, or keep it as read."""
+        self.app.open_sheet(
+            CardPickerSheet(
+                f"{who}: fix {card_label(card.code)}",
+                card,
+                self._then_changed(pick),
+                self._then_changed(remove),
+                self._then_changed(keep),
+            )
+        )
+
+    def add_card_sheet(self, who: str, add: Callable[[str], None]) -> None:
+        """The picker for a card the scan missed."""
+        self.app.open_sheet(CardPickerSheet(f"{who}: add a card", None, self._then_changed(add)))
+
+    def _then_changed(self, action: Callable[..., None]) -> Callable[..., None]:
+        def run(*args: Any) -> None:
+            action(*args)
+            self._changed()
+
+        return run
+
+    def score(self, flow: JhyapRoundFlow | SeepDealFlow) -> None:
+        """Score the confirmed round; a refusal is shown on the flow and nothing is lost."""
+        try:
+            self.kiosk.confirm()
+        except KioskError as exc:
+            flow.message = str(exc)
+            self.refresh()
+            return
+        self.app.go("result")
+
+    def cancel_edit(self) -> None:
+        self.kiosk.cancel_edit()
+        self.app.go("result" if self.kiosk.game and self.kiosk.game.entries else "round")
+
+
 # -- the Jhyap round -------------------------------------------------------------------------------
 
 
-class JhyapRoundScreen(Base):
+class JhyapRoundScreen(RoundScreen):
     def build(self, root: Any) -> None:
         flow = self.kiosk.jhyap
         if flow.edit_position is not None:
@@ -591,32 +646,17 @@ class JhyapRoundScreen(Base):
 
     def tap_card(self, player: str, index: int) -> None:
         flow = self.kiosk.jhyap
-        card = (flow.hands.get(player) or [])[index]
-
-        def pick(code: str) -> None:
-            flow.set_card(player, index, code)
-            self._changed()
-
-        def remove() -> None:
-            flow.remove_card(player, index)
-            self._changed()
-
-        def keep() -> None:
-            flow.confirm_card(player, index)
-            self._changed()
-
-        self.app.open_sheet(
-            CardPickerSheet(f"{player}: fix {card_label(card.code)}", card, pick, remove, keep)
+        self.fix_card_sheet(
+            player,
+            (flow.hands.get(player) or [])[index],
+            pick=lambda code: flow.set_card(player, index, code),
+            remove=lambda: flow.remove_card(player, index),
+            keep=lambda: flow.confirm_card(player, index),
         )
 
     def add_card(self, player: str) -> None:
         flow = self.kiosk.jhyap
-
-        def pick(code: str) -> None:
-            flow.add_card(player, code)
-            self._changed()
-
-        self.app.open_sheet(CardPickerSheet(f"{player}: add a card", None, pick))
+        self.add_card_sheet(player, lambda code: flow.add_card(player, code))
 
     def hand_menu(self, player: str) -> None:
         sheet = Sheet(f"{player}'s hand")
@@ -676,32 +716,18 @@ class JhyapRoundScreen(Base):
         self.kiosk.jhyap.type_hand(player, codes)
         self._changed()
 
-    def _changed(self) -> None:
-        self.kiosk.save()
-        self.refresh()
-
     def confirm(self) -> None:
         flow = self.kiosk.jhyap
         if flow.needs_seat_confirm:
             self.kiosk.confirm_seats()  # scoring the round says the seats were right
         flow.confirm_all()
-        try:
-            self.kiosk.confirm()
-        except KioskError as exc:
-            flow.message = str(exc)
-            self.refresh()
-            return
-        self.app.go("result")
-
-    def cancel_edit(self) -> None:
-        self.kiosk.cancel_edit()
-        self.app.go("result" if self.kiosk.game and self.kiosk.game.entries else "round")
+        self.score(flow)
 
 
 # -- the Seep deal ---------------------------------------------------------------------------------------
 
 
-class SeepDealScreen(Base):
+class SeepDealScreen(RoundScreen):
     def build(self, root: Any) -> None:
         flow = self.kiosk.seep
         board = boards.seep_board(self.kiosk.log)
@@ -851,31 +877,17 @@ class SeepDealScreen(Base):
     def tap_card(self, team: str, index: int) -> None:
         flow = self.kiosk.seep
         card = (flow.captured.get(team) or [])[index]
-
-        def pick(code: str) -> None:
-            flow.set_card(team, index, code)
-            self._changed()
-
-        def remove() -> None:
-            flow.remove_card(team, index)
-            self._changed()
-
-        def keep() -> None:
-            flow.set_card(team, index, card.code)
-            self._changed()
-
-        self.app.open_sheet(
-            CardPickerSheet(f"Team {team}: fix {card_label(card.code)}", card, pick, remove, keep)
+        self.fix_card_sheet(
+            f"Team {team}",
+            card,
+            pick=lambda code: flow.set_card(team, index, code),
+            remove=lambda: flow.remove_card(team, index),
+            keep=lambda: flow.set_card(team, index, card.code),
         )
 
     def add_card(self, team: str) -> None:
         flow = self.kiosk.seep
-
-        def pick(code: str) -> None:
-            flow.add_card(team, code)
-            self._changed()
-
-        self.app.open_sheet(CardPickerSheet(f"Team {team}: add a card", None, pick))
+        self.add_card_sheet(f"Team {team}", lambda code: flow.add_card(team, code))
 
     def type_cards(self, team: str) -> None:
         flow = self.kiosk.seep
@@ -909,24 +921,10 @@ class SeepDealScreen(Base):
         sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="photo-back"))
         self.app.open_sheet(sheet)
 
-    def _changed(self) -> None:
-        self.kiosk.save()
-        self.refresh()
-
     def confirm(self) -> None:
         flow = self.kiosk.seep
         flow.confirm_all()
-        try:
-            self.kiosk.confirm()
-        except KioskError as exc:
-            flow.message = str(exc)
-            self.refresh()
-            return
-        self.app.go("result")
-
-    def cancel_edit(self) -> None:
-        self.kiosk.cancel_edit()
-        self.app.go("result" if self.kiosk.game and self.kiosk.game.entries else "round")
+        self.score(flow)
 
 
 # -- results, scores, game over --------------------------------------------------------------------

@@ -526,6 +526,50 @@ def suit_text(suit: str) -> str:
     return SUIT_SIGNS[suit]
 
 
+class CardPad:
+    """The rank grid (13 ranks and the joker) and the suit row of the card picker and the hand typer.
+
+    ``on_rank(rank)``, ``on_joker()`` and ``on_suit(suit)`` are called on taps; ``mark`` shows the
+    chosen rank and suit. Buttons are named ``rank-K``, ``rank-JK``, ``suit-H`` for tests and the demo."""
+
+    def __init__(
+        self, on_rank: Callable[[str], None], on_joker: Callable[[], None], on_suit: Callable[[str], None]
+    ) -> None:
+        self.ranks = GridLayout(cols=7 if landscape() else 5, spacing=dp(5), size_hint_y=None)
+        self.ranks.bind(minimum_height=self.ranks.setter("height"))
+        self.rank_buttons: dict[str, Btn] = {}
+        for rank in PICKER_RANKS:
+            b = Btn(rank, lambda r=rank: on_rank(r), name=f"rank-{rank}", font_size=font("l"))
+            self.rank_buttons[rank] = b
+            self.ranks.add_widget(b)
+        self.ranks.add_widget(Btn("Joker", on_joker, name="rank-JK"))
+        self.suits = hbox(size_hint_y=None, height=TOUCH + dp(8))
+        self.suit_buttons: dict[str, Btn] = {}
+        for suit in PICKER_SUITS:
+            b = Btn(
+                suit_text(suit),
+                lambda s=suit: on_suit(s),
+                name=f"suit-{suit}",
+                font_size=font("xl"),
+                height=TOUCH + dp(8),
+            )
+            self.suit_buttons[suit] = b
+            self.suits.add_widget(b)
+        self.mark(None, None)
+
+    def add_to(self, body: Any) -> None:
+        body.add_widget(self.ranks)
+        body.add_widget(self.suits)
+
+    def mark(self, rank: str | None, suit: str | None) -> None:
+        """Highlight the chosen rank and suit; unchosen red suits are drawn red."""
+        for r, b in self.rank_buttons.items():
+            b.role = "selected" if r == rank else "normal"
+        for st, b in self.suit_buttons.items():
+            b.role = "selected" if st == suit else "normal"
+            b.color = (1, 0.45, 0.45, 1) if st in RED_SUITS and st != suit else TEXT
+
+
 class CardPickerSheet(Sheet):
     """Tap-to-fix: 13 ranks x 4 suits + joker. Tapping a rank then a suit chooses the card at once.
 
@@ -549,29 +593,8 @@ class CardPickerSheet(Sheet):
             for alt in current.alternatives[:3]:
                 row.add_widget(Btn(card_label(alt), lambda a=alt: self._done(a), name=f"alt-{alt}"))
             self.body.add_widget(row)
-        ranks = GridLayout(cols=7 if landscape() else 5, spacing=dp(5), size_hint_y=None)
-        ranks.bind(minimum_height=ranks.setter("height"))
-        self.rank_buttons: dict[str, Btn] = {}
-        for rank in PICKER_RANKS:
-            b = Btn(rank, lambda r=rank: self._rank(r), name=f"rank-{rank}", font_size=font("l"))
-            self.rank_buttons[rank] = b
-            ranks.add_widget(b)
-        ranks.add_widget(Btn("Joker", lambda: self._done(JOKER), name="rank-JK"))
-        self.body.add_widget(ranks)
-        suits = hbox(size_hint_y=None, height=TOUCH + dp(8))
-        self.suit_buttons: dict[str, Btn] = {}
-        for suit in PICKER_SUITS:
-            b = Btn(
-                suit_text(suit),
-                lambda s=suit: self._suit(s),
-                name=f"suit-{suit}",
-                font_size=font("xl"),
-                height=TOUCH + dp(8),
-            )
-            b.color = (1, 0.45, 0.45, 1) if suit in RED_SUITS else TEXT
-            self.suit_buttons[suit] = b
-            suits.add_widget(b)
-        self.body.add_widget(suits)
+        self.pad = CardPad(self._rank, lambda: self._done(JOKER), self._suit)
+        self.pad.add_to(self.body)
         self.body.add_widget(Widget())
         bottom = hbox(size_hint_y=None, height=TOUCH)
         if on_keep is not None and current is not None:
@@ -587,11 +610,7 @@ class CardPickerSheet(Sheet):
         self._mark()
 
     def _mark(self) -> None:
-        for rank, b in self.rank_buttons.items():
-            b.role = "selected" if rank == self.picker.rank else "normal"
-        for suit, b in self.suit_buttons.items():
-            b.role = "selected" if suit == self.picker.suit else "normal"
-            b.color = (1, 0.45, 0.45, 1) if suit in RED_SUITS and suit != self.picker.suit else TEXT
+        self.pad.mark(self.picker.rank, self.picker.suit)
 
     def _rank(self, rank: str) -> None:
         self.picker.tap_rank(rank)
@@ -627,28 +646,8 @@ class HandTyperSheet(Sheet):
         self.picker = CardPicker()
         self.chips = flow_layout()
         self.body.add_widget(self.chips)
-        ranks = GridLayout(cols=7 if landscape() else 5, spacing=dp(5), size_hint_y=None)
-        ranks.bind(minimum_height=ranks.setter("height"))
-        self.rank_buttons: dict[str, Btn] = {}
-        for rank in PICKER_RANKS:
-            b = Btn(rank, lambda r=rank: self._rank(r), name=f"rank-{rank}", font_size=font("l"))
-            self.rank_buttons[rank] = b
-            ranks.add_widget(b)
-        ranks.add_widget(Btn("Joker", lambda: self._add(JOKER), name="rank-JK"))
-        self.body.add_widget(ranks)
-        suits = hbox(size_hint_y=None, height=TOUCH + dp(8))
-        self.suit_buttons: dict[str, Btn] = {}
-        for suit in PICKER_SUITS:
-            b = Btn(
-                suit_text(suit),
-                lambda s=suit: self._suit(s),
-                name=f"suit-{suit}",
-                font_size=font("xl"),
-                height=TOUCH + dp(8),
-            )
-            self.suit_buttons[suit] = b
-            suits.add_widget(b)
-        self.body.add_widget(suits)
+        self.pad = CardPad(self._rank, lambda: self._add(JOKER), self._suit)
+        self.pad.add_to(self.body)
         self.body.add_widget(Widget())
         bottom = hbox(size_hint_y=None, height=TOUCH)
         bottom.add_widget(Btn("Clear", self._clear, role="quiet", name="clear"))
@@ -665,10 +664,7 @@ class HandTyperSheet(Sheet):
             )
         for i, code in enumerate(self.codes):
             self.chips.add_widget(CardChip(HandCard(code), lambda i=i: self._drop(i), name=f"chip-{i}"))
-        for rank, b in self.rank_buttons.items():
-            b.role = "selected" if rank == self.picker.rank else "normal"
-        for suit, b in self.suit_buttons.items():
-            b.color = (1, 0.45, 0.45, 1) if suit in RED_SUITS else TEXT
+        self.pad.mark(self.picker.rank, self.picker.suit)
 
     def _rank(self, rank: str) -> None:
         self.picker.tap_rank(rank)
