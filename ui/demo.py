@@ -190,7 +190,7 @@ class Driver:
                     f"{label}: {name!r} off screen at {x1:.0f},{y1:.0f}-{x2:.0f},{y2:.0f}"
                 )
 
-    def taps(self, *names: str) -> Generator[Any, None, None]:
+    def press(self, *names: str) -> Generator[Any, None, None]:
         """Tap these buttons in turn, letting the app draw a frame after each."""
         for name in names:
             self.tap(name)
@@ -227,12 +227,12 @@ def wait_idle(app: Any) -> Script:
 
 
 def type_name(d: Driver, name: str, shot: str | None = None) -> Script:
-    yield from d.taps("type-name")
+    yield from d.press("type-name")
     for key in NAME_KEYS[name]:
-        yield from d.taps(f"key-{key}")
+        yield from d.press(f"key-{key}")
     if shot:
         yield from d.shot(shot)
-    yield from d.taps("key-OK")
+    yield from d.press("key-OK")
 
 
 def set_hand(
@@ -242,28 +242,28 @@ def set_hand(
     flow = app.kiosk.jhyap
     if sorted(c.code for c in flow.hands.get(player) or []) == sorted(cards):
         return
-    yield from d.taps(f"hand-{seat}", "menu-type", "clear")
+    yield from d.press(f"hand-{seat}", "menu-type", "clear")
     for code in cards:
-        yield from d.taps("rank-JK") if code == "JK" else d.taps(f"rank-{code[:-1]}", f"suit-{code[-1]}")
+        yield from d.press("rank-JK") if code == "JK" else d.press(f"rank-{code[:-1]}", f"suit-{code[-1]}")
     if shot:
         yield from d.shot(shot)
-    yield from d.taps("done")
+    yield from d.press("done")
 
 
 def set_team(d: Driver, app: Any, team: str, cards: list[str], shot: str | None = None) -> Script:
     flow = app.kiosk.seep
     if sorted(c.code for c in flow.captured.get(team) or []) == sorted(cards):
         return
-    yield from d.taps(f"type-{team}", "clear")
+    yield from d.press(f"type-{team}", "clear")
     for code in cards:
-        yield from d.taps(f"rank-{code[:-1]}", f"suit-{code[-1]}")
+        yield from d.press(f"rank-{code[:-1]}", f"suit-{code[-1]}")
     if shot:
         yield from d.shot(shot)
-    yield from d.taps("done")
+    yield from d.press("done")
 
 
 def new_jhyap(d: Driver, app: Any, typed: bool = True) -> Script:
-    yield from d.taps("new-jhyap")
+    yield from d.press("new-jhyap")
     yield from d.shot("new-jhyap-empty")
     for i, name in enumerate(PLAYERS):
         recent = [n for n in app.screens["new_game"].form.recent_choices()]
@@ -274,13 +274,13 @@ def new_jhyap(d: Driver, app: Any, typed: bool = True) -> Script:
         yield from type_name(
             d, name, shot="keyboard-devanagari" if i == 1 else ("keyboard" if i == 0 else None)
         )
-    yield from d.taps("rules")
+    yield from d.press("rules")
     for _ in range((200 - MAX_SCORE) // 20):  # the "Out above" buttons step by 20
-        yield from d.taps("rule-max_score-down")
+        yield from d.press("rule-max_score-down")
     yield from d.shot("rules")
-    yield from d.taps("rules-done")
+    yield from d.press("rules-done")
     yield from d.shot("new-jhyap-ready")
-    yield from d.taps("start")
+    yield from d.press("start")
     step("jhyap started")
 
 
@@ -296,12 +296,12 @@ def play_round(
         # The camera is unplugged: the scan says so and offers a retry; plugged back in, the retry works.
         real_camera = app.camera_override
         app.camera_override = "folder:/nonexistent/camera"
-        yield from d.taps("scan-table")
+        yield from d.press("scan-table")
         yield from wait_idle(app)
         yield from d.shot("camera-failed")
         app.camera_override = real_camera
     started = time.perf_counter()
-    yield from d.taps("scan-table")
+    yield from d.press("scan-table")
     if shots and number == 1 and app.scanner.busy:
         d.capture("scanning")  # the progress state, while the worker thread takes and reads the photo
     yield from wait_idle(app)
@@ -315,10 +315,10 @@ def play_round(
         before = flow.codes()
         first, second = flow.active[0], flow.active[1]
         for again in (False, True):
-            yield from d.taps("hand-0", "menu-swap")
+            yield from d.press("hand-0", "menu-swap")
             if shots and not again:
                 yield from d.shot("swap-hands")
-            yield from d.taps(f"other-{second}")
+            yield from d.press(f"other-{second}")
             if not again and flow.codes()[second] != before[first]:
                 raise DemoError(f"swapping hands did not give {second} the cards of {first}")
         if flow.codes() != before:
@@ -328,9 +328,9 @@ def play_round(
         yield from set_hand(d, app, seat, player, hands[player], shot)
     if shots and number == 1:
         # Tap a card as a player would to check it: the picker (13 ranks x 4 suits + joker) opens on it.
-        yield from d.taps("card-1-0")
+        yield from d.press("card-1-0")
         yield from d.shot("card-picker")
-        yield from d.taps("keep")
+        yield from d.press("keep")
     if shots:
         yield from d.shot(f"round{number}-ready")
     started = time.perf_counter()
@@ -347,42 +347,42 @@ def jhyap_game(d: Driver, app: Any) -> Script:
     for number, (caller, hands) in enumerate(ROUNDS, 1):
         yield from play_round(d, app, number, caller, hands, shots=number in (1, 3, 4, 5))
         if number == 2:
-            yield from d.taps("scores")
+            yield from d.press("scores")
             yield from d.shot("scores-round2")
-            yield from d.taps("back-to-game")
+            yield from d.press("back-to-game")
         if number == 3:
             # Edit round 1 (a disputed hand): open it, change nothing, save; every later round is recomputed.
-            yield from d.taps("edit")
+            yield from d.press("edit")
             yield from d.shot("edit-menu")
-            yield from d.taps("edit-0")
+            yield from d.press("edit-0")
             yield from d.shot("edit-round1")
-            yield from d.taps("confirm")
+            yield from d.press("confirm")
         if app.kiosk.game.status.value == "playing":
-            yield from d.taps("next")
-    yield from d.taps("scores")
+            yield from d.press("next")
+    yield from d.press("scores")
     yield from d.shot("scores-final")
-    yield from d.taps("back-to-game", "next")
+    yield from d.press("back-to-game", "next")
     yield from d.shot("game-over")
     step("jhyap finished")
 
 
 def seep_game(d: Driver, app: Any) -> Script:
-    yield from d.taps("back")  # game over -> home
-    yield from d.taps("new-seep")
+    yield from d.press("back")  # game over -> home
+    yield from d.press("new-seep")
     for name in PLAYERS:
         recent = app.screens["new_game"].form.recent_choices()
         d.tap(f"recent-{recent.index(name)}")
         yield
     yield from d.shot("new-seep")
-    yield from d.taps("start")
+    yield from d.press("start")
     for number, (captured, sweeps) in enumerate(DEALS, 1):
         for team, when in sweeps:
-            yield from d.taps(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
+            yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
         yield from d.shot(f"deal{number}-sweeps")
         for team, cards in captured.items():
             if cards is None:
                 continue
-            yield from d.taps(f"scan-{team}")
+            yield from d.press(f"scan-{team}")
             yield from wait_idle(app)
             if number == 1:
                 yield from d.shot(f"deal{number}-scanned-{team}")
@@ -396,15 +396,15 @@ def seep_game(d: Driver, app: Any) -> Script:
         if number == 2:
             # B's ace of clubs is not typed yet: the 100-point check names it.
             yield from d.shot("deal2-missing-card")
-            yield from d.taps("add-B", "rank-A", "suit-C")
+            yield from d.press("add-B", "rank-A", "suit-C")
         yield from d.shot(f"deal{number}-ready")
-        yield from d.taps("confirm")
+        yield from d.press("confirm")
         yield from d.shot(f"deal{number}-result")
         step(f"deal {number} scored")
-        yield from d.taps("next")
-    yield from d.taps("scores")
+        yield from d.press("next")
+    yield from d.press("scores")
     yield from d.shot("seep-scores")
-    yield from d.taps("back-to-game", "scores", "end", "sheet-yes")
+    yield from d.press("back-to-game", "scores", "end", "sheet-yes")
     yield from d.shot("seep-game-over")
     step("seep finished")
 
@@ -414,11 +414,11 @@ def full_demo(d: Driver, app: Any) -> Script:
     yield from d.shot("home-empty")
     yield from jhyap_game(d, app)
     yield from seep_game(d, app)
-    yield from d.taps("tonight", "export")
+    yield from d.press("tonight", "export")
     yield from d.shot("tonight")
-    yield from d.taps("back", "settings")
+    yield from d.press("back", "settings")
     yield from d.shot("settings")
-    yield from d.taps("back")
+    yield from d.press("back")
     yield from d.shot("home")
 
 
@@ -428,7 +428,7 @@ def crash_script(d: Driver, app: Any) -> Script:
     yield from new_jhyap(d, app)
     for number, (caller, hands) in enumerate(ROUNDS[:2], 1):
         yield from play_round(d, app, number, caller, hands, shots=False)
-        yield from d.taps("next")
+        yield from d.press("next")
     caller, hands = ROUNDS[2]
     flow = app.kiosk.jhyap
     d.tap(f"caller-{flow.active.index(caller)}")
@@ -442,7 +442,7 @@ def crash_script(d: Driver, app: Any) -> Script:
 def resume_script(d: Driver, app: Any) -> Script:
     yield 0.2
     yield from d.shot("resume-home")
-    yield from d.taps("resume-0")
+    yield from d.press("resume-0")
     yield from d.shot("resumed")
     flow = app.kiosk.jhyap
     summary = {
