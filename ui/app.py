@@ -89,6 +89,16 @@ class Base(Screen):
     def build(self, root: Any) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def undo(self) -> None:
+        """Ask, then take back the last round (the result and scores screens offer it)."""
+        self.app.confirm_sheet(
+            "Undo the last round? Its cards stay in the record's history.", "Undo", self._undo
+        )
+
+    def _undo(self) -> None:
+        self.kiosk.undo_last()
+        self.app.show_game()
+
     def top_bar(
         self, title: str, back: tuple[str, Callable[[], None]] | None = None, scores: bool = False
     ) -> Any:
@@ -1031,15 +1041,6 @@ class ResultScreen(Base):
         root.add_widget(Widget())
         self._buttons(root, False, "deal")
 
-    def undo(self) -> None:
-        self.app.confirm_sheet(
-            "Undo the last round? Its cards stay in the record's history.", "Undo", self._undo
-        )
-
-    def _undo(self) -> None:
-        self.kiosk.undo_last()
-        self.app.show_game()
-
     def next_round(self) -> None:
         self.kiosk.next_round()
         self.app.show_game()
@@ -1133,15 +1134,6 @@ class ScoreboardScreen(Base):
             )
         )
         root.add_widget(row)
-
-    def undo(self) -> None:
-        self.app.confirm_sheet(
-            "Undo the last round? Its cards stay in the record's history.", "Undo", self._undo
-        )
-
-    def _undo(self) -> None:
-        self.kiosk.undo_last()
-        self.app.show_game()
 
 
 class GameOverScreen(Base):

@@ -617,6 +617,58 @@ def test_scanner_reads_a_folder_camera_photo_and_keeps_the_jpeg(tmp_path: Path) 
     assert result.error is not None and "type the cards" in result.error.lower()
 
 
+def test_scanner_keeps_the_photo_when_reading_it_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cv2
+
+    import vision.detector
+
+    class BrokenDetector:
+        def __init__(self, model_path: Path | None = None) -> None:
+            self.model_path = model_path
+
+        def load(self) -> BrokenDetector:
+            return self
+
+        def detect(self, image: np.ndarray) -> list[object]:
+            raise RuntimeError("ONNX Runtime ran out of memory")
+
+    monkeypatch.setattr(vision.detector, "CardDetector", BrokenDetector)
+    photo = np.random.default_rng(2).integers(0, 255, (90, 130, 3), dtype=np.uint8)  # not blank
+    cv2.imwrite(str(tmp_path / "a.jpg"), photo)
+    phases: list[ScanPhase] = []
+    result = Scanner(f"folder:{tmp_path}").scan_now("table", 2, phases.append)
+    assert phases == [ScanPhase.CAMERA, ScanPhase.READING, ScanPhase.DONE]
+    assert result.error == "Could not read the cards: ONNX Runtime ran out of memory. Type them instead."
+    assert (result.width, result.height) == (130, 90) and result.jpeg is not None and not result.camera_failed
+    assert result.cards == () or list(result.cards) == []
+
+
+def test_a_blank_photo_is_explained_in_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline refuses a flat photo before the model runs; the message reads as the kiosk shows it."""
+    import cv2
+
+    import vision.detector
+
+    class UnusedDetector:
+        def __init__(self, model_path: Path | None = None) -> None:
+            pass
+
+        def load(self) -> UnusedDetector:
+            return self
+
+        def detect(self, image: np.ndarray) -> list[object]:
+            raise AssertionError("a blank photo must not reach the model")
+
+    monkeypatch.setattr(vision.detector, "CardDetector", UnusedDetector)
+    cv2.imwrite(str(tmp_path / "a.jpg"), np.full((90, 130, 3), 90, np.uint8))
+    result = Scanner(f"folder:{tmp_path}").scan_now("table", 2)
+    assert result.error is not None and result.jpeg is not None
+    assert result.error.startswith("Could not read the cards: the photo is blank (one flat colour")
+    assert result.error.endswith("is the lens covered or the light off? Type them instead.")
+
+
 def test_scanner_reports_a_missing_camera_with_a_retry_message(tmp_path: Path) -> None:
     scanner = Scanner(f"folder:{tmp_path / 'nowhere'}")
     done: list[ScanResult] = []

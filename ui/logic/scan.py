@@ -255,19 +255,23 @@ class Scanner:
             self._set_phase(ScanPhase.FAILED, on_progress)
             return ScanResult(target=target, error=_camera_message(exc), camera_failed=True)
         self._set_phase(ScanPhase.READING, on_progress)
-        height, width = int(image.shape[0]), int(image.shape[1])
-        detector = self._load_detector()
-        if detector is None:
+
+        def photo_only(error: str | None) -> ScanResult:
+            """The photo without a reading (no model, or reading failed): the players type the cards."""
             self._set_phase(ScanPhase.DONE, on_progress)
             return ScanResult(
                 target=target,
-                width=width,
-                height=height,
+                width=int(image.shape[1]),
+                height=int(image.shape[0]),
                 jpeg=_encode_jpeg(image),
                 image=image,
                 camera=camera,
-                error=self._detector_error,
+                error=error,
             )
+
+        detector = self._load_detector()
+        if detector is None:
+            return photo_only(self._detector_error)
         try:
             from vision.pipeline import read_cards
 
@@ -277,16 +281,7 @@ class Scanner:
             if not result.ms:
                 result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
         except Exception as exc:  # noqa: BLE001 - keep the photo; the players can type the cards
-            self._set_phase(ScanPhase.DONE, on_progress)
-            return ScanResult(
-                target=target,
-                width=width,
-                height=height,
-                jpeg=_encode_jpeg(image),
-                image=image,
-                camera=camera,
-                error=f"Could not read the cards: {exc}. Type them instead.",
-            )
+            return photo_only(_reading_message(exc))
         self._set_phase(ScanPhase.DONE, on_progress)
         return result
 
@@ -327,8 +322,21 @@ class Scanner:
         return image, self.camera_name
 
 
+def _sentence(exc: BaseException) -> str:
+    """An error's text as one sentence: the vision layer's "photo: " prefix dropped, a full stop added."""
+    text = str(exc).strip().removeprefix("photo: ") or type(exc).__name__
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def _camera_message(exc: BaseException) -> str:
-    return f"The camera did not give a photo: {exc}. Check the camera and tap Retry, or type the cards."
+    return (
+        f"The camera did not give a photo: {_sentence(exc)} "
+        "Check the camera and tap Retry, or type the cards."
+    )
+
+
+def _reading_message(exc: BaseException) -> str:
+    return f"Could not read the cards: {_sentence(exc)} Type them instead."
 
 
 def _model_message(exc: BaseException) -> str:
