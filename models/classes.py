@@ -33,17 +33,30 @@ def suit_of(code: str) -> str:
     return "" if code == JOKER else code[-1]
 
 
-def write_classes_json(path: Path = CLASSES_JSON, conf: float | None = None) -> Path:
+def write_classes_json(
+    path: Path = CLASSES_JSON, conf: float | None = None, imgsz: int | None = None
+) -> Path:
     """Write the class list (index -> code) as JSON, the file shipped next to the ONNX model.
 
     ``conf`` is the confidence threshold the model was tuned for (``python -m models.evaluate --save-conf``);
-    the runtime detector uses it unless told otherwise.
+    the runtime detector uses it unless told otherwise. ``imgsz`` is the exported input size
+    (``python -m models.export``); when not given, the one already in ``path`` is kept, so saving a
+    threshold does not lose it.
     """
     payload: dict[str, object] = {
         "format": "tabletally-card-classes/1",
         "labels": "printed corner index (rank + suit pip) of a face-up card; one box per visible corner",
         "names": list(CLASS_CODES),
     }
+    if imgsz is None and path.is_file():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            old = None
+        kept = old.get("imgsz") if isinstance(old, dict) else None
+        imgsz = kept if isinstance(kept, int) and not isinstance(kept, bool) else None
+    if imgsz is not None:
+        payload["imgsz"] = int(imgsz)
     if conf is not None:
         if not 0.0 < conf < 1.0:
             raise ValueError(f"confidence threshold must be between 0 and 1, got {conf!r}")

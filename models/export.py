@@ -11,7 +11,6 @@ most recently written run under the config's project folder, which may belong to
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import tempfile
@@ -77,10 +76,7 @@ def export(
         )
         shutil.copy2(snap, out_pt)
         shutil.copy2(onnx_path, out_onnx)
-    write_classes_json(out_classes)
-    data = json.loads(out_classes.read_text(encoding="utf-8"))
-    data["imgsz"] = imgsz
-    out_classes.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    write_classes_json(out_classes, imgsz=imgsz)  # new weights: no tuned threshold until models.evaluate
     _check_onnx(out_onnx, out_classes, imgsz)
     return {
         "weights": str(weights),

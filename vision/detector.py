@@ -388,16 +388,21 @@ class CardDetector:
                     self._load_ultralytics()
         return self
 
+    def _classes_json(self) -> dict[str, Any]:
+        """``classes.json`` beside the model as an object ({} when missing, unreadable or a bare list)."""
+        source = self.model_path.parent / CLASSES_FILE
+        try:
+            data = json.loads(source.read_text(encoding="utf-8")) if source.is_file() else None
+        except (OSError, ValueError):
+            return {}  # load_class_codes reports an unreadable classes.json
+        return data if isinstance(data, dict) else {}
+
     def _model_conf(self) -> None:
         """Take the threshold the model was tuned for from ``classes.json`` ("conf"), unless one was given."""
         if self.requested_conf is not None:
             return
         source = self.model_path.parent / CLASSES_FILE
-        try:
-            data = json.loads(source.read_text(encoding="utf-8")) if source.is_file() else None
-        except (OSError, ValueError):
-            return  # load_class_codes reports an unreadable classes.json
-        value = data.get("conf") if isinstance(data, dict) else None
+        value = self._classes_json().get("conf")
         if value is None:
             return
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 1.0:
@@ -476,9 +481,13 @@ class CardDetector:
             raise ModelError(f"model file {self.model_path} is not a valid Ultralytics model: {exc}") from exc
         names = getattr(yolo, "names", None)
         self.codes = load_class_codes(self.model_path, names)
-        if self.requested_imgsz is None:
+        if self.requested_imgsz is None:  # the exported size (classes.json), else the training size
             args = getattr(getattr(yolo, "model", None), "args", None) or {}
-            self.imgsz = int(args.get("imgsz", 640)) if isinstance(args, dict) else 640
+            exported = self._classes_json().get("imgsz")
+            if isinstance(exported, int) and not isinstance(exported, bool) and exported >= 32:
+                self.imgsz = exported
+            else:
+                self.imgsz = int(args.get("imgsz", 640)) if isinstance(args, dict) else 640
         self._yolo = yolo
 
     def detect(self, image: np.ndarray) -> list[Detection]:

@@ -97,6 +97,14 @@ def annotate(image: np.ndarray, reading: CardReading) -> np.ndarray:
         (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
         tx, ty = round(max(0, min(x1, w - tw))), round(max(th + base, y1 - 3))
         cv2.rectangle(out, (tx, ty - th - base), (tx + tw, ty + base // 2), colour, cv2.FILLED)
-        cv2.putText(out, label, (tx, ty - base // 2), cv2.FONT_HERSHEY_SIMPLEX, font_scale, (255, 255, 255),
-                    thickness, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            label,
+            (tx, ty - base // 2),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            font_scale,
+            (255, 255, 255),
+            thickness,
+            cv2.LINE_AA,
+        )
     return out

@@ -105,3 +105,28 @@ def test_deck_box_needs_several_cards_and_bottom_right_is_rotated() -> None:
     assert Box(0.1, 0.2, 0.3, 0.4).rotated180() == pytest.approx(Box(0.7, 0.6, 0.9, 0.8))
     with pytest.raises(CornerError, match="only 2"):
         deck_index_box(boxes[:2])
+
+
+def test_saving_a_threshold_keeps_the_exported_input_size(tmp_path: Path) -> None:
+    """models.export writes imgsz, models.evaluate --save-conf writes conf: neither loses the other's."""
+    path = write_classes_json(tmp_path / "classes.json", imgsz=416)
+    write_classes_json(path, conf=0.2)
+    assert {k: json.loads(path.read_text())[k] for k in ("imgsz", "conf")} == {"imgsz": 416, "conf": 0.2}
+    write_classes_json(path, imgsz=320)  # new weights exported: a new size, no tuned threshold yet
+    assert json.loads(path.read_text()).get("conf") is None and json.loads(path.read_text())["imgsz"] == 320
+    (tmp_path / "broken.json").write_text("{not json")
+    assert "imgsz" not in json.loads(write_classes_json(tmp_path / "broken.json", conf=0.3).read_text())
+
+
+def test_ultralytics_backend_runs_at_the_exported_size(tmp_path: Path) -> None:
+    """cards.pt remembers its training size; classes.json the size it was shipped at. Both backends use the
+    latter, so the .pt and .onnx read the same picture."""
+    pytest.importorskip("ultralytics")
+    import shutil
+
+    from vision.detector import CardDetector
+
+    shutil.copy(CLASSES_JSON.parent / "cards.pt", tmp_path / "cards.pt")
+    write_classes_json(tmp_path / "classes.json", imgsz=352)
+    assert CardDetector(tmp_path / "cards.pt", backend="ultralytics").load().imgsz == 352
+    assert CardDetector(tmp_path / "cards.pt", backend="ultralytics", imgsz=288).load().imgsz == 288

@@ -88,8 +88,8 @@ def test_shipped_files_agree() -> None:
     assert CLASSES_JSON.is_file()
 
 
-# Rendered from a held-out design (never seen in training). The shipped model names 52 of that deck's 53
-# cards (all but KS, see models/README.md); these are spread over every suit, rank kind and the joker.
+# Rendered from a held-out design (never seen in training). The shipped model (416 px) names 52 of that
+# deck's 53 cards (all but KS, see models/README.md); these cover every suit, rank kind and the joker.
 @pytest.mark.parametrize(
     "code",
     ["AS", "4S", "8S", "9S", "10S", "QS", "AH", "3H", "10H", "JH", "QH", "KH"]
