@@ -156,24 +156,17 @@ def eval_synthetic(
         img = _read(data / "images" / "val" / row["image"])
         all_dets.append(det.detect(img, conf=min(thresholds)))
     for t in thresholds:
-        exact = sum(
-            set(cards_read([d for d in dets if d.score >= t])) == set(row["cards"])
-            for row, dets in zip(rows, all_dets, strict=True)
-        )
-        res.conf_sweep[str(t)] = round(exact / max(1, len(rows)), 4)
+        rate, _ = _exact_hand(rows, [set(cards_read([d for d in dets if d.score >= t])) for dets in all_dets])
+        res.conf_sweep[str(t)] = round(rate, 4)
     res.conf = float(max(thresholds, key=lambda t: (res.conf_sweep[str(t)], -t)))
-    exact, by_kind = 0, Counter()
-    kinds = Counter()
+    kept = [[d for d in all_d if d.score >= res.conf] for all_d in all_dets]
+    reads = [set(cards_read(dets)) for dets in kept]
+    res.exact_hand_rate, res.exact_by_kind = _exact_hand(rows, reads)
     tp = fp = fn = 0
     shown = 0
-    for row, all_d in zip(rows, all_dets, strict=True):
-        dets = [d for d in all_d if d.score >= res.conf]
-        got, want = set(cards_read(dets)), set(row["cards"])
-        kinds[row["kind"]] += 1
-        if got == want:
-            exact += 1
-            by_kind[row["kind"]] += 1
-        elif failures is not None and shown < 12:
+    for row, dets, got in zip(rows, kept, reads, strict=True):
+        want = set(row["cards"])
+        if got != want and failures is not None and shown < 12:
             shown += 1
             img = _read(data / "images" / "val" / row["image"])
             title = f"missed {sorted(want - got)} extra {sorted(got - want)}"
@@ -181,8 +174,6 @@ def eval_synthetic(
         tp += len(got & want)
         fp += len(got - want)
         fn += len(want - got)
-    res.exact_hand_rate = exact / max(1, len(rows))
-    res.exact_by_kind = {k: round(by_kind[k] / n, 4) for k, n in sorted(kinds.items())}
     res.card_precision = tp / max(1, tp + fp)
     res.card_recall = tp / max(1, tp + fn)
     if tiles > 1:
@@ -208,14 +199,18 @@ def tiled_exact_hand(
     from vision.detector import CardDetector
 
     kiosk = CardDetector(model, conf=conf, tiles=tiles).load()
-    exact, by_kind, kinds = 0, Counter[str](), Counter[str]()
-    for row in rows:
-        got = {d.code for d in kiosk.detect(_read(data / "images" / "val" / str(row["image"])))}
+    reads = [{d.code for d in kiosk.detect(_read(data / "images" / "val" / str(r["image"])))} for r in rows]
+    return _exact_hand(rows, reads)
+
+
+def _exact_hand(rows: list[dict[str, object]], reads: list[set[str]]) -> tuple[float, dict[str, float]]:
+    """The share of photos whose cards read equal the truth, overall and per scene kind."""
+    exact, kinds = Counter[str](), Counter[str]()
+    for row, got in zip(rows, reads, strict=True):
         kinds[str(row["kind"])] += 1
-        if got == set(row["cards"]):  # type: ignore[call-overload]
-            exact += 1
-            by_kind[str(row["kind"])] += 1
-    return exact / max(1, len(rows)), {k: round(by_kind[k] / n, 4) for k, n in sorted(kinds.items())}
+        exact[str(row["kind"])] += got == set(row["cards"])  # type: ignore[call-overload]
+    by_kind = {k: round(exact[k] / n, 4) for k, n in sorted(kinds.items())}
+    return sum(exact.values()) / max(1, len(rows)), by_kind
 
 
 def _save_failure(path: Path, picture: np.ndarray) -> None:

@@ -7,7 +7,9 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -75,6 +77,23 @@ def table_scan(hands_by_position: list[list[str]], uncertain: set[str] = frozens
 
 
 # -- new game ------------------------------------------------------------------------------------------
+
+
+def use_stand_in_detector(monkeypatch: pytest.MonkeyPatch, detect: Callable[[np.ndarray], list[Any]]) -> None:
+    """Make the scanner build a detector whose ``detect`` is ``detect`` (no model file needed)."""
+    import vision.detector
+
+    class StandInDetector:
+        def __init__(self, model_path: Path | None = None) -> None:
+            self.model_path = model_path
+
+        def load(self) -> StandInDetector:
+            return self
+
+        def detect(self, image: np.ndarray) -> list[Any]:
+            return detect(image)
+
+    monkeypatch.setattr(vision.detector, "CardDetector", StandInDetector)
 
 
 def test_new_game_form_rejects_duplicates_blank_and_too_many_names() -> None:
@@ -622,19 +641,10 @@ def test_scanner_keeps_the_photo_when_reading_it_fails(
 ) -> None:
     import cv2
 
-    import vision.detector
+    def broken(image: np.ndarray) -> list[Any]:
+        raise RuntimeError("ONNX Runtime ran out of memory")
 
-    class BrokenDetector:
-        def __init__(self, model_path: Path | None = None) -> None:
-            self.model_path = model_path
-
-        def load(self) -> BrokenDetector:
-            return self
-
-        def detect(self, image: np.ndarray) -> list[object]:
-            raise RuntimeError("ONNX Runtime ran out of memory")
-
-    monkeypatch.setattr(vision.detector, "CardDetector", BrokenDetector)
+    use_stand_in_detector(monkeypatch, broken)
     photo = np.random.default_rng(2).integers(0, 255, (90, 130, 3), dtype=np.uint8)  # not blank
     cv2.imwrite(str(tmp_path / "a.jpg"), photo)
     phases: list[ScanPhase] = []
@@ -649,19 +659,10 @@ def test_a_blank_photo_is_explained_in_one_sentence(tmp_path: Path, monkeypatch:
     """The pipeline refuses a flat photo before the model runs; the message reads as the kiosk shows it."""
     import cv2
 
-    import vision.detector
+    def unused(image: np.ndarray) -> list[Any]:
+        raise AssertionError("a blank photo must not reach the model")
 
-    class UnusedDetector:
-        def __init__(self, model_path: Path | None = None) -> None:
-            pass
-
-        def load(self) -> UnusedDetector:
-            return self
-
-        def detect(self, image: np.ndarray) -> list[object]:
-            raise AssertionError("a blank photo must not reach the model")
-
-    monkeypatch.setattr(vision.detector, "CardDetector", UnusedDetector)
+    use_stand_in_detector(monkeypatch, unused)
     cv2.imwrite(str(tmp_path / "a.jpg"), np.full((90, 130, 3), 90, np.uint8))
     result = Scanner(f"folder:{tmp_path}").scan_now("table", 2)
     assert result.error is not None and result.jpeg is not None
@@ -705,28 +706,20 @@ def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(
     """The real pipeline (pairing, hands) on detections from a stand-in model: 4 hands around the table."""
     import cv2
 
-    import vision.detector
     from vision.types import Detection
 
     centres = [(500, 880), (100, 500), (500, 100), (880, 500)]  # bottom, left, top, right
     hands = [ROUND1[p] for p in PLAYERS]
 
-    class StandInDetector:
-        def __init__(self, model_path: Path | None = None) -> None:
-            self.model_path = model_path
+    def four_hands(image: np.ndarray) -> list[Detection]:
+        out = []
+        for (x, y), hand in zip(centres, hands, strict=True):
+            for j, code in enumerate(hand):
+                conf = 0.4 if code == "9C" else 0.95
+                out.append(Detection(code, conf, (x + 45 * j, y, x + 45 * j + 30, y + 40)))
+        return out
 
-        def load(self) -> StandInDetector:
-            return self
-
-        def detect(self, image: np.ndarray) -> list[Detection]:
-            out = []
-            for (x, y), hand in zip(centres, hands, strict=True):
-                for j, code in enumerate(hand):
-                    conf = 0.4 if code == "9C" else 0.95
-                    out.append(Detection(code, conf, (x + 45 * j, y, x + 45 * j + 30, y + 40)))
-            return out
-
-    monkeypatch.setattr(vision.detector, "CardDetector", StandInDetector)
+    use_stand_in_detector(monkeypatch, four_hands)
     photo = np.random.default_rng(1).integers(0, 255, (1000, 1000, 3), dtype=np.uint8)
     cv2.imwrite(str(tmp_path / "table.jpg"), photo)
     start_jhyap(kiosk)
