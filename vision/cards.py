@@ -231,13 +231,22 @@ def group_into_hands(
 ) -> list[list[int]]:
     """Cluster cards by where they lie: each cluster is one player's hand (lists of card indices).
 
-    Single linkage on the distance between the cards' nearest corners. Without ``n_groups`` two cards
-    are in the same hand when a chain of cards joins them with no gap over ``link`` corner sizes: in a
-    fanned or overlapping hand the nearest corner of the next card is 1.4 corner sizes away (median;
-    95% under 3.8, measured on synthetic scenes), so hands laid about a card's width apart separate.
-    With ``n_groups`` the cards are cut into exactly that many clusters (the
-    widest gaps are cut), or one per card if there are fewer cards. Groups come in order of their first
-    card; indices within a group ascend.
+    The distance between two cards is the distance between their nearest corners. With ``n_groups`` (the
+    kiosk knows how many players laid their hands) the cards are cut into exactly that many clusters by
+    average linkage: the two clusters whose cards are nearest *on average* merge first, so one misread
+    card whose corners lie in two hands, or two hands whose nearest cards touch, do not glue whole hands
+    together as a chain of near neighbours would (single linkage). Measured with the pair measure of
+    ``python -m vision.evaluate`` (pairs of rightly read cards put together or apart as laid) on synthetic
+    tables of the held-out designs read by the shipped model: 0.905 against 0.855 for single
+    linkage on 1280x960 tables (kiosk tiling), 0.862 against 0.841 on the 640x480 validation tables,
+    0.944 against 0.919 from the true corners; the rest are hands the scenes lay touching or overlapping.
+    Fewer cards than ``n_groups`` give one cluster per card.
+
+    Without ``n_groups`` two cards are in the same hand when a chain of cards joins them with no gap over
+    ``link`` corner sizes (single linkage): in a fanned or overlapping hand the nearest corner of the next
+    card is 1.4 corner sizes away (median; 95% under 3.8, measured on synthetic scenes), so hands laid
+    about a card's width apart separate. Groups come in order of their first card; indices within a group
+    ascend.
     """
     if n_groups is not None and n_groups < 1:
         raise ValueError(f"n_groups must be at least 1, got {n_groups}")
@@ -246,29 +255,33 @@ def group_into_hands(
     n = len(cards)
     if n == 0:
         return []
-    # Prim's minimum spanning tree; single-linkage clusters are the MST minus its longest edges.
-    in_tree = [False] * n
-    best = [math.inf] * n
-    parent = [-1] * n
-    best[0] = 0.0
-    edges: list[tuple[float, int, int]] = []
-    for _ in range(n):
-        u = min((i for i in range(n) if not in_tree[i]), key=lambda i: best[i])
-        in_tree[u] = True
-        if parent[u] >= 0:
-            edges.append((best[u], parent[u], u))
-        for v in range(n):
-            if not in_tree[v]:
-                d = _card_distance(cards[u], cards[v])
-                if d < best[v]:
-                    best[v], parent[v] = d, u
-    edges.sort()
+    dist = [[_card_distance(a, b) for b in cards] for a in cards]
     if n_groups is not None:
-        kept = edges[: max(0, n - min(n_groups, n))]
+        clusters = _average_linkage(dist, min(n_groups, n))
     else:
-        limit = link * corner_scale(cards)
-        kept = [e for e in edges if e[0] <= limit]
-    root = list(range(n))
+        clusters = _single_linkage(dist, link * corner_scale(cards))
+    return sorted((sorted(c) for c in clusters), key=lambda g: g[0])
+
+
+def _average_linkage(dist: list[list[float]], k: int) -> list[list[int]]:
+    """Merge the pair of clusters with the least mean card-to-card distance until ``k`` are left."""
+    members = {i: [i] for i in range(len(dist))}
+    d = {(i, j): dist[i][j] for i in range(len(dist)) for j in range(i + 1, len(dist))}
+    while len(members) > k:
+        _, a, b = min((v, i, j) for (i, j), v in d.items())
+        na, nb = len(members[a]), len(members[b])
+        for c in members:
+            if c not in (a, b):
+                ac, bc = (min(a, c), max(a, c)), (min(b, c), max(b, c))
+                d[ac] = (na * d[ac] + nb * d.pop(bc)) / (na + nb)  # Lance-Williams update
+        del d[(a, b)]
+        members[a] += members.pop(b)
+    return list(members.values())
+
+
+def _single_linkage(dist: list[list[float]], limit: float) -> list[list[int]]:
+    """Clusters joined by chains of card distances up to ``limit`` (union-find over the close pairs)."""
+    root = list(range(len(dist)))
 
     def find(i: int) -> int:
         while root[i] != i:
@@ -276,9 +289,11 @@ def group_into_hands(
             i = root[i]
         return i
 
-    for _d, a, b in kept:
-        root[find(a)] = find(b)
+    for i in range(len(dist)):
+        for j in range(i + 1, len(dist)):
+            if dist[i][j] <= limit:
+                root[find(i)] = find(j)
     clusters: dict[int, list[int]] = {}
-    for i in range(n):
+    for i in range(len(dist)):
         clusters.setdefault(find(i), []).append(i)
-    return sorted(clusters.values(), key=lambda g: g[0])
+    return list(clusters.values())

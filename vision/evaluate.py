@@ -1,12 +1,14 @@
 """Card-level accuracy of the runtime on photos with known cards, to choose settings by measurement.
 
     python -m vision.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
-                              [--tiles 1 2] [--limit N]
+                              [--tiles 1 2] [--known-hands] [--kind K ...] [--limit N]
 
 For every model and tiling given it reads each photo with the whole pipeline (detector, corner pairing,
 hands) and compares the physical cards with the truth as multisets of codes: cards right, extra and
 missing, photos read exactly, how many of the wrong cards were marked uncertain, photos whose hands
-came out right (when the truth has hands and the cards were exact), and the median ms per photo.
+came out right (when the truth has hands and the cards were exact), the share of pairs of rightly read
+cards that the hands put together or apart as the truth does (the grouping alone, on every photo with two
+or more hands), and the median ms per photo.
 
 The truth is a JSON list of ``{"image", "cards", "hands"}`` (or ``{"photos": [...]}``), or JSON lines
 as written by ``models.synth`` (``datasets/synth/truth/val.jsonl``, photos in ``images/val``).
@@ -60,6 +62,8 @@ class Score:
     wrong_doubted: int = 0
     hands_right: int = 0
     hands_checked: int = 0
+    pairs_agree: int = 0
+    pairs_total: int = 0
     failed: int = 0
 
     def add(self, entry: dict[str, Any], reading: Any) -> None:
@@ -83,6 +87,38 @@ class Score:
             self.hands_checked += 1
             found = sorted(sorted(reading.cards[i].code for i in hand) for hand in reading.hands)
             self.hands_right += found == hands
+        agree, total = hand_pairs(entry, reading)
+        self.pairs_agree += agree
+        self.pairs_total += total
+
+
+def hand_pairs(entry: dict[str, Any], reading: Any) -> tuple[int, int]:
+    """How many pairs of rightly read cards the hands put together or apart as the truth does, of how many.
+
+    Only cards whose code is read once and lies in exactly one true hand count (a duplicate from a second
+    deck cannot be told apart), so a misread card costs the grouping nothing: this measures the grouping,
+    not the reading. Photos with fewer than two true hands add nothing.
+    """
+    true_hands = [h for h in entry.get("hands") or [] if h]
+    if len(true_hands) < 2:
+        return 0, 0
+    in_hands = Counter(c for hand in true_hands for c in hand)
+    true_of = {c: k for k, hand in enumerate(true_hands) for c in hand if in_hands[c] == 1}
+    read_count = Counter(card.code for card in reading.cards)
+    read_of = {
+        reading.cards[i].code: k
+        for k, hand in enumerate(reading.hands)
+        for i in hand
+        if read_count[reading.cards[i].code] == 1 and reading.cards[i].code in true_of
+    }
+    codes = sorted(read_of)
+    agree = total = 0
+    for a in range(len(codes)):
+        for b in range(a + 1, len(codes)):
+            x, y = codes[a], codes[b]
+            total += 1
+            agree += (read_of[x] == read_of[y]) == (true_of[x] == true_of[y])
+    return agree, total
 
 
 def evaluate(
@@ -116,10 +152,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--conf", type=float, help="confidence threshold (default: the model's, else 0.25)")
     parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
+    parser.add_argument(
+        "--kind", nargs="+", help="only photos of these kinds (models.synth truth: table, seep, ...)"
+    )
     parser.add_argument("--limit", type=int, help="only the first N photos")
     args = parser.parse_args(argv)
     try:
-        entries = load_truth(args.truth)[: args.limit]
+        entries = load_truth(args.truth)
+        entries = [e for e in entries if not args.kind or e.get("kind") in args.kind][: args.limit]
     except (OSError, ValueError) as exc:
         print(f"vision.evaluate: {exc}", file=sys.stderr)
         return 1
@@ -127,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(entries)} photos from {photos}; truth {args.truth}")
     header = (
         f"{'model':24} {'imgsz':>5} {'tiles':>5} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} "
-        f"{'doubted':>8} {'hands':>7} {'ms':>7}"
+        f"{'doubted':>8} {'hands':>7} {'pairs':>13} {'ms':>7}"
     )
     print(header)
     for model in args.model:
@@ -140,11 +180,13 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             s, times = evaluate(entries, photos, detector, args.known_hands)
             total = s.right + s.missing
+            pairs = f"{s.pairs_agree / max(s.pairs_total, 1):.1%} of {s.pairs_total}"
             wrong = s.extra
             print(
                 f"{model.name[:24]:24} {detector.imgsz:>5} {tiles:>5} {s.right / max(total, 1):>6.1%} "
                 f"{s.extra:>6} {s.missing:>5} {f'{s.exact}/{s.photos}':>9} {f'{s.wrong_doubted}/{wrong}':>8} "
-                f"{f'{s.hands_right}/{s.hands_checked}':>7} {statistics.median(times) if times else 0:>7.1f}",
+                f"{f'{s.hands_right}/{s.hands_checked}':>7} "
+                f"{pairs:>13} {statistics.median(times) if times else 0:>7.1f}",
                 flush=True,
             )
     return 0

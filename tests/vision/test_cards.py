@@ -239,13 +239,44 @@ def test_cards_group_into_hands_by_where_they_lie() -> None:
     assert sorted(i for hand in hands for i in hand) == list(range(len(cards)))
 
 
-def test_asking_for_n_hands_cuts_the_widest_gaps() -> None:
+def test_asking_for_n_hands_splits_where_the_hands_lie_furthest_apart() -> None:
     dets = hand_at(100, 100, ["2S", "3S"]) + hand_at(400, 100, ["5H", "6H"]) + hand_at(2000, 100, ["KD"])
     cards = cards_from_detections(dets)
     two = group_into_hands(cards, n_groups=2)
     assert sorted(sorted(cards[i].code for i in hand) for hand in two) == [["2S", "3S", "5H", "6H"], ["KD"]]
     assert len(group_into_hands(cards, n_groups=3)) == 3
     assert group_into_hands(cards, n_groups=1) == [list(range(5))]
+
+
+def laid_card(code: str, *centres: tuple[float, float], uncertain: bool = False) -> DetectedCard:
+    """A card already paired: one corner box of size CORNER at each centre."""
+    h = CORNER / 2
+    return DetectedCard(code, 0.9, uncertain, tuple((x - h, y - h, x + h, y + h) for x, y in centres))
+
+
+def test_a_card_read_across_two_hands_does_not_glue_them_together() -> None:
+    # Two corners of different cards in two hands taken for one (torn) card: it touches both hands.
+    left = [laid_card(c, (100 + 1.5 * CORNER * k, 300)) for k, c in enumerate(["2S", "3S", "4S", "5S"])]
+    right = [laid_card(c, (500 + 1.5 * CORNER * k, 300)) for k, c in enumerate(["6H", "7H", "8H", "9H"])]
+    bridge = laid_card("QH", (100 + 6 * CORNER, 300), (500 - 1.5 * CORNER, 300), uncertain=True)
+    bottom = [laid_card(c, (300 + 1.5 * CORNER * k, 900)) for k, c in enumerate(["JD", "KD"])]
+    cards = [*left, *right, bridge, *bottom]
+    hands = group_into_hands(cards, n_groups=3)
+    got = sorted(sorted(cards[i].code for i in hand) for hand in hands)
+    assert ["6H", "7H", "8H", "9H"] in got or ["6H", "7H", "8H", "9H", "QH"] in got
+    assert ["JD", "KD"] in got
+    assert len(got) == 3
+
+
+def test_a_stray_card_away_from_the_table_does_not_take_a_players_hand() -> None:
+    # Single linkage cut into three would give the stray card its own hand and merge two real ones.
+    first = [laid_card(c, (100 + 1.5 * CORNER * k, 100)) for k, c in enumerate(["2S", "3S", "4S"])]
+    second = [laid_card(c, (100 + 1.5 * CORNER * k, 100 + 9 * CORNER)) for k, c in enumerate(["5C", "6C"])]
+    third = [laid_card(c, (100 + 1.5 * CORNER * k, 100 + 18 * CORNER)) for k, c in enumerate(["7D", "8D"])]
+    stray = laid_card("AH", (100 + 20 * CORNER, 100 + 9 * CORNER), uncertain=True)
+    cards = [*first, *second, *third, stray]
+    got = sorted(sorted(cards[i].code for i in hand) for hand in group_into_hands(cards, n_groups=3))
+    assert ["2S", "3S", "4S"] in got
 
 
 def test_asking_for_more_hands_than_cards_gives_one_hand_per_card() -> None:

@@ -1,0 +1,61 @@
+"""``python -m vision.evaluate``: truth files, the card and grouping measures, photo filters."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.detector import DEFAULT_ONNX
+from vision.evaluate import Score, hand_pairs, load_truth, main
+from vision.types import CardReading, DetectedCard
+
+
+def reading(hands: list[list[str]]) -> CardReading:
+    """A reading with these cards, grouped as given (boxes do not matter to the measures)."""
+    cards, groups, k = [], [], 0
+    for hand in hands:
+        groups.append(tuple(range(k, k + len(hand))))
+        k += len(hand)
+        cards += [DetectedCard(code, 0.9, False, ((0.0, 0.0, 10.0, 10.0),)) for code in hand]
+    return CardReading("photo", 1.0, tuple(cards), tuple(groups), 640, 480)
+
+
+def test_hand_pairs_count_pairs_of_rightly_read_cards_grouped_as_laid() -> None:
+    truth = {"cards": ["2S", "3S", "4H", "5H"], "hands": [["2S", "3S"], ["4H", "5H"]]}
+    assert hand_pairs(truth, reading([["2S", "3S"], ["4H", "5H"]])) == (6, 6)
+    # 4H put with the spades: 2S-4H and 3S-4H wrongly together, 4H-5H wrongly apart.
+    assert hand_pairs(truth, reading([["2S", "3S", "4H"], ["5H"]])) == (3, 6)
+
+
+def test_hand_pairs_leave_out_misreads_duplicates_and_single_hands() -> None:
+    truth = {"cards": ["2S", "3S", "4H", "4H", "5H"], "hands": [["2S", "3S", "4H"], ["4H", "5H"]]}
+    # 4H lies in both hands (two decks) and KC is a misread: only 2S, 3S, 5H count.
+    assert hand_pairs(truth, reading([["2S", "3S", "4H", "KC"], ["4H", "5H"]])) == (3, 3)
+    assert hand_pairs({"cards": ["2S", "3S"], "hands": [["2S", "3S"]]}, reading([["2S"], ["3S"]])) == (0, 0)
+
+
+def test_score_adds_cards_and_grouping() -> None:
+    score = Score()
+    truth = {"cards": ["2S", "3S", "4H"], "hands": [["2S", "3S"], ["4H"]]}
+    score.add(truth, reading([["2S", "3S"], ["4H", "9C"]]))
+    assert (score.right, score.extra, score.missing, score.exact) == (3, 1, 0, 0)
+    assert (score.pairs_agree, score.pairs_total) == (3, 3)
+
+
+def test_truth_files_with_no_usable_entries_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "truth.json"
+    path.write_text(json.dumps({"photos": [{"image": "a.jpg"}]}))
+    with pytest.raises(ValueError, match="no entries with 'image' and 'cards'"):
+        load_truth(path)
+
+
+@pytest.mark.skipif(not DEFAULT_ONNX.is_file(), reason="the shipped model is not there yet")
+def test_kind_filter_reads_only_those_photos(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--kind", "table", "--tiles", "1", "--known-hands"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 photos from")  # the demo set has two whole-table photos
+    row = out.splitlines()[-1].split()
+    assert row[0] == DEFAULT_ONNX.name and row[2] == "1"
+    assert "of" in row  # the pair measure: "84.1% of 60"
