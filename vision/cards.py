@@ -237,9 +237,9 @@ def group_into_hands(
     card whose corners lie in two hands, or two hands whose nearest cards touch, do not glue whole hands
     together as a chain of near neighbours would (single linkage). Measured with the pair measure of
     ``python -m vision.evaluate`` (pairs of rightly read cards put together or apart as laid) on synthetic
-    tables of the held-out designs read by the shipped model: 0.905 against 0.855 for single
-    linkage on 1280x960 tables (kiosk tiling), 0.862 against 0.841 on the 640x480 validation tables,
-    0.944 against 0.919 from the true corners; the rest are hands the scenes lay touching or overlapping.
+    tables of the held-out designs read by the shipped model: 0.893 against 0.862 for single
+    linkage on 300 1280x960 tables (kiosk tiling), 0.862 against 0.841 on the 640x480 validation tables,
+    0.937 against 0.920 from the true corners; the rest are hands the scenes lay touching or overlapping.
     Fewer cards than ``n_groups`` give one cluster per card.
 
     Without ``n_groups`` two cards are in the same hand when a chain of cards joins them with no gap over
