@@ -13,6 +13,13 @@ APT_PACKAGES=(
   gnome-cards-data         # more SVG card decks (aisleriot)
   librsvg2-bin             # rsvg-convert renders the SVG cards
   fonts-noto-core          # Devanagari (Noto Sans Devanagari) for player names
+  fonts-urw-base35         # index letterforms of the procedural training decks (models/procedural.py):
+  fonts-liberation         #   classic serifs (Nimbus Roman, C059, P052, Bookman), narrow sans
+  fonts-freefont-ttf       #   (Nimbus Sans Narrow, Liberation Sans Narrow, Roboto Condensed) and
+  fonts-crosextra-carlito  #   more sans families; DejaVu comes with the others
+  fonts-lato
+  fonts-open-sans
+  fonts-roboto-unhinted
   shellcheck               # lints deploy/*.sh in the test suite
   xvfb                     # optional virtual display for the kiosk tests
   libmtdev1                # Kivy's touch input library

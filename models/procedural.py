@@ -2,11 +2,13 @@
 
 The 17 SVG training designs print their corner index (rank + suit pip) in only a handful of fonts. A
 procedural deck draws every face itself: a rank font chosen among the installed Latin TrueType/OpenType
-fonts (DejaVu, Noto, ...), its weight and size (index 10-22 % of the card height), margins, the pip under the
-rank (or, rarely, beside it) as a font glyph or a drawn polygon, 2- or 4-colour palettes, off-white to cream
-paper, borders, rounded corners; number cards get a real pip layout (sometimes on a coloured panel framed by
-a thin line), court cards a framed picture cut from a rendered SVG training deck's court card, the joker
-"JOKER" written down its corner and a star or a jester's hat.
+fonts (DejaVu, Noto, URW base35, Liberation, ...; a family first, then one of its styles), its weight and
+size (index 10-22 % of the card height; on a fifth of the decks 23-32 %, jumbo indices), rank glyphs
+squeezed to a condensed width on a third of the decks, margins, the pip under the rank (or, rarely, beside
+it) as a font glyph or a drawn polygon, 2- or 4-colour palettes, off-white to cream paper, borders,
+rounded corners; number cards get a real pip layout (sometimes on a coloured panel framed by a thin line),
+court cards a framed picture cut from a rendered SVG training deck's court card, the joker "JOKER"
+written down its corner and a star or a jester's hat.
 
 ``render_procedural_decks(out_dir, count, seed)`` writes ``proc-00``, ``proc-01``, ... into ``out_dir`` in
 the format of :mod:`models.faces` (``<code>.png`` RGBA for the 52 cards and ``JK``, ``back.png``,
@@ -42,12 +44,15 @@ SUIT_CHARS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 LATIN_FAMILY = re.compile(
     r"^(DejaVu(Sans|Serif)(Condensed|Mono)?|Noto(Sans|Serif)(Display|Mono)?|Liberation(Sans|Serif|Mono)"
     r"(Narrow)?|Free(Sans|Serif|Mono)|Ubuntu(Mono|Condensed)?|Cantarell|OpenSans|Roboto(Condensed|Slab|Mono)?"
-    r"|Lato|SourceSans3|SourceSerif4|Carlito|Caladea)$"
+    r"|Lato|SourceSans3|SourceSerif4|Carlito|Caladea|NimbusRoman|NimbusSans(Narrow)?|C059|P052|URWBookman"
+    r"|URWGothic)$"
 )
 PIP_FAMILY = re.compile(r"^(DejaVu(Sans|Serif)(Condensed|Mono)?|NotoSansSymbols2?)$")
 # SVG decks whose court cards are no picture but a big letter and pip (an unlabelled index look-alike)
 NO_COURT_SOURCE = ("ais-simplistic",)
 ITALIC_SHARE = 0.12  # decks whose index font is italic/oblique (rare on real cards)
+TALL_SHARE = 0.2  # decks whose index (rank + pip) is 23-32 % of the card height, as on jumbo-index decks
+NARROW_SHARE = 0.3  # decks whose rank glyphs are squeezed to 62-88 % of their width (condensed indices)
 INDEX_PAD = (0.008, 0.005)  # pad of the index box around the drawn ink, fractions of width and height
 COURT_RANKS = ("J", "Q", "K")
 # standard pip positions of the number cards: (column -1/0/1, row 0..1 from top to bottom)
@@ -265,6 +270,7 @@ class DeckStyle:
     joker: tuple[RGB, float, str]  # colour, letter cap height (fraction of height), centre figure
     back: tuple[RGB, RGB, str, float, float]  # base, pattern colour, pattern, margin, pattern pitch
     summary: dict[str, object] = field(default_factory=dict)
+    rank_xscale: float = 1.0  # every rank squeezed horizontally (1 = as the font draws it)
 
 
 def _slanted(font: Path) -> bool:
@@ -290,7 +296,7 @@ def sample_style(
     slanted = [f for f in fonts if _slanted(f)]
     upright = [f for f in fonts if not _slanted(f)] or slanted
     pool = slanted if rng.random() < ITALIC_SHARE and slanted else upright
-    rank_font = pool[int(rng.integers(len(pool)))]
+    rank_font = _pick_font(pool, int(rng.integers(1 << 30)))
     rank_stroke = float(rng.uniform(0.02, 0.045)) if rng.random() < 0.12 else 0.0
     beside = rng.random() < 0.08
     cap = float(rng.uniform(0.06, 0.115))
@@ -341,8 +347,20 @@ def sample_style(
     pattern_rgb = _near(rng, [235, 230, 220], 15)
     pattern = ("stripes", "grid", "dots", "checks", "lattice")[int(rng.integers(5))]
     back = (base, pattern_rgb, pattern, float(rng.uniform(0.035, 0.075)), float(rng.uniform(0.035, 0.08)))
+    # Drawn last, so that the draws above keep their values: jumbo and condensed indices (ivr_edinburgh's
+    # deck prints a tall, narrow index of 30 % of the card height).
+    tall = rng.random() < TALL_SHARE
+    tall_total = float(rng.uniform(0.23, 0.32))
+    narrow = rng.random() < NARROW_SHARE
+    narrow_x = float(rng.uniform(0.62, 0.88))
+    if tall and not beside:
+        k = tall_total / (cap * 1.04 + gap + pip_h)
+        cap, pip_h, gap = cap * k, pip_h * k, gap * k
+    rank_xscale = narrow_x if narrow else 1.0
     summary = {
         "rank_font": rank_font.name,
+        "index_height": round(cap * 1.04 + gap + pip_h, 3),
+        "rank_xscale": round(rank_xscale, 2),
         "pip": pip_font.name if pip_font else "polygon",
         "colours": 4 if four else 2,
         "panel": panel is not None,
@@ -377,7 +395,18 @@ def sample_style(
         joker,
         back,
         summary,
+        rank_xscale,
     )
+
+
+def _pick_font(pool: Sequence[Path], pick: int) -> Path:
+    """A font of ``pool`` by family first, then style, so a family with many weights is not favoured."""
+    families: dict[str, list[Path]] = {}
+    for font in sorted(pool):
+        families.setdefault(font.stem.split("-")[0], []).append(font)
+    names = sorted(families)
+    styles = families[names[pick % len(names)]]
+    return styles[(pick // len(names)) % len(styles)]
 
 
 # ------------------------------------------------------------------------------------------------ drawing
@@ -455,11 +484,14 @@ class _Painter:
             x = max(0, one.shape[1] + gap)
             sub = m[base - b0 : base - b0 + zero.shape[0], x : x + zero.shape[1]]
             np.maximum(sub, zero[:, : sub.shape[1]], out=sub)
-            return m, base
+            return self._narrowed(m), base
         m, base = _text_mask(s.rank_font, self.rank_size, rank, self.stroke)
         if rank == "10" and s.ten_xscale != 1:
             m = _resize(m, m.shape[1] * s.ten_xscale, m.shape[0])
-        return m, base
+        return self._narrowed(m), base
+
+    def _narrowed(self, m: np.ndarray) -> np.ndarray:
+        return m if self.s.rank_xscale == 1 else _resize(m, m.shape[1] * self.s.rank_xscale, m.shape[0])
 
     def pip(self, suit: str, h: int) -> np.ndarray:
         key = (suit, h)

@@ -1,6 +1,10 @@
 """Write a synthetic Ultralytics dataset of card photos.
 
-``python -m models.synth --out DIR --count N --seed S``
+``python -m models.synth --out DIR --count N --seed S [--val-count M] [--long-side PX] [--kind KIND]``
+
+``--kind`` (table, hand, seep, ...) makes every scene of that kind, to measure one kind: for example 300
+whole tables at the kiosk's size, ``--count 0 --val-count 300 --long-side 1280 --kind table``, for
+``python -m vision.evaluate --truth DIR/truth/val.jsonl --known-hands``.
 
 Training images use only the training designs, validation images only the held-out designs
 (:mod:`models.decks`). The procedural decks found in the faces folder (:mod:`models.procedural`) are training
@@ -47,6 +51,7 @@ class SynthConfig:
     decks: tuple[
         str, ...
     ] = ()  # restrict both splits to these decks (tests, quick looks); () = the split's own
+    kind: SceneKind | None = None  # every scene of this kind (measuring one kind); None = the usual mix
 
     def __post_init__(self) -> None:
         if self.count < 0 or self.val_count < 0:
@@ -120,7 +125,7 @@ def yolo_lines(result: SceneResult) -> list[str]:
 
 def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
     cfg, split, index = args
-    result, quality = make_image(cfg.seed, split, index, cfg.faces, cfg.long_side, decks=cfg.decks)
+    result, quality = make_image(cfg.seed, split, index, cfg.faces, cfg.long_side, cfg.kind, cfg.decks)
     name = f"{split.value}_{cfg.seed}_{index:06d}"
     cv2.imwrite(
         str(cfg.out / "images" / split.value / f"{name}.jpg"),
@@ -170,11 +175,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--long-side", type=int, default=640, help="image long side in pixels (default 640)")
     parser.add_argument("--decks", nargs="*", default=[], help="use only these decks in both splits")
+    parser.add_argument(
+        "--kind",
+        choices=[k.value for k in SceneKind],
+        help="only scenes of this kind (to measure one kind; default: the training mix)",
+    )
     args = parser.parse_args(argv)
     val = args.val_count if args.val_count is not None else max(20, args.count // 8)
     try:
         cfg = SynthConfig(
-            args.out, args.count, val, args.seed, args.faces, args.workers, args.long_side, tuple(args.decks)
+            args.out,
+            args.count,
+            val,
+            args.seed,
+            args.faces,
+            args.workers,
+            args.long_side,
+            tuple(args.decks),
+            SceneKind(args.kind) if args.kind else None,
         )
         if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
             print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,8 +18,11 @@ from models.faces import BACK, CORNERS_FILE
 from models.faces import main as faces_main
 from models.procedural import (
     FontError,
+    _Painter,
+    deck_style,
     face_without_index,
     find_fonts,
+    find_pip_fonts,
     render_procedural_decks,
 )
 from models.scenes import PROCEDURAL_SHARE, FaceLibrary, SceneKind, SceneMaker
@@ -83,9 +87,33 @@ def test_every_deck_has_all_faces_and_a_valid_corners_file(proc_faces: Path) -> 
         assert joker is not None
         for b in (box, joker):
             assert 0 <= b.x0 < b.x1 <= 0.5 and 0 <= b.y0 < b.y1 <= 0.5
-        assert 0.08 <= box.y1 - box.y0 <= 0.26  # index 10-22 % of the height, plus the pad
+        assert 0.08 <= box.y1 - box.y0 <= 0.36  # index 10-22 % (jumbo: 23-32 %) of the height, plus the pad
         assert set(data["cards"]) == set(CLASS_CODES) - {"JK"}
         assert data["procedural"]["court_source"] == "standard"
+
+
+def test_some_decks_print_jumbo_or_condensed_indices() -> None:
+    styles = [deck_style(SEED, i, find_fonts(), find_pip_fonts(), ()) for i in range(300)]
+    heights = np.array([s.summary["index_height"] for s in styles], float)
+    squeezed = np.array([s.rank_xscale for s in styles])
+    assert heights.max() <= 0.32 + 1e-3 and 0.12 <= (heights > 0.225).mean() <= 0.28
+    assert squeezed.min() >= 0.62 and 0.2 <= (squeezed < 1).mean() <= 0.4
+    narrow = next(s for s in styles if s.rank_xscale < 0.7)
+    wide = _Painter(replace(narrow, rank_xscale=1.0), WIDTH, Path("/nonexistent"))
+    thin = _Painter(narrow, WIDTH, Path("/nonexistent"))
+    for rank in ("8", "10", "Q"):
+        (m_wide, base_wide), (m_thin, base_thin) = wide.ranks[rank], thin.ranks[rank]
+        assert m_thin.shape[0] == m_wide.shape[0] and base_thin == base_wide  # same height and baseline
+        assert m_thin.shape[1] <= 0.72 * m_wide.shape[1]
+
+
+def test_rank_fonts_are_drawn_by_family_not_by_file() -> None:
+    fonts = find_fonts()
+    families = {f.stem.split("-")[0] for f in fonts}
+    picked = [deck_style(SEED, i, fonts, (), ()).rank_font.stem.split("-")[0] for i in range(400)]
+    counts = [picked.count(f) for f in families]
+    assert len(set(picked)) >= 0.8 * len(families)
+    assert max(counts) <= 4 * 400 / len(families)  # a family with 18 weights is not 18 times as likely
 
 
 def test_same_seed_gives_identical_files(proc_faces: Path, tmp_path: Path) -> None:

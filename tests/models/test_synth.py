@@ -98,3 +98,16 @@ def test_cli_rejects_bad_counts_and_unknown_decks(faces_dir: Path, tmp_path: Pat
         == 2
     )
     assert "nope" in capsys.readouterr().err
+
+
+def test_cli_writes_scenes_of_one_kind_only(faces_dir: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "tables"
+    args = ["--out", str(out), "--count", "0", "--val-count", "3", "--faces", str(faces_dir)]
+    assert main([*args, "--long-side", "256", "--workers", "1", "--kind", "table"]) == 0
+    assert "wrote 0 train + 3 val images" in capsys.readouterr().out
+    rows = [json.loads(line) for line in (out / "truth" / "val.jsonl").read_text().splitlines()]
+    assert [row["kind"] for row in rows] == ["table"] * 3
+    assert all(len(row["hands"]) >= 2 for row in rows)
+    with pytest.raises(SystemExit):
+        main([*args, "--kind", "picnic"])
+    assert "invalid choice: 'picnic'" in capsys.readouterr().err
