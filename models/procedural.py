@@ -121,17 +121,22 @@ def _font_files(root: Path) -> list[Path]:
 
 def find_fonts(root: Path = FONT_ROOT) -> list[Path]:
     """Latin text fonts under ``root`` that have the glyphs A, 0-9, J, Q, K; sorted by file name."""
-    fonts = [
-        p
-        for p in _font_files(root)
-        if LATIN_FAMILY.match(p.stem.split("-")[0]) and _has_glyphs(p, NEEDED_GLYPHS)
-    ]
+    fonts = list(_latin_fonts(root))
     if not fonts:
         raise FontError(
             f"no Latin TrueType/OpenType font with the glyphs {NEEDED_GLYPHS} under {root}: "
             "install fonts-dejavu-core and fonts-noto-core (deploy/dev-setup.sh)"
         )
     return fonts
+
+
+@lru_cache(maxsize=8)
+def _latin_fonts(root: Path) -> tuple[Path, ...]:  # reading every font's glyph table takes a second or two
+    return tuple(
+        p
+        for p in _font_files(root)
+        if LATIN_FAMILY.match(p.stem.split("-")[0]) and _has_glyphs(p, NEEDED_GLYPHS)
+    )
 
 
 def find_pip_fonts(root: Path = FONT_ROOT) -> list[Path]:

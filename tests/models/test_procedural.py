@@ -93,7 +93,8 @@ def test_every_deck_has_all_faces_and_a_valid_corners_file(proc_faces: Path) -> 
 
 
 def test_some_decks_print_jumbo_or_condensed_indices() -> None:
-    styles = [deck_style(SEED, i, find_fonts(), find_pip_fonts(), ()) for i in range(300)]
+    fonts, pip_fonts = find_fonts(), find_pip_fonts()
+    styles = [deck_style(SEED, i, fonts, pip_fonts, ()) for i in range(300)]
     heights = np.array([s.summary["index_height"] for s in styles], float)
     squeezed = np.array([s.rank_xscale for s in styles])
     assert heights.max() <= 0.32 + 1e-3 and 0.12 <= (heights > 0.225).mean() <= 0.28

@@ -102,7 +102,8 @@ def test_cli_rejects_bad_counts_and_unknown_decks(faces_dir: Path, tmp_path: Pat
 
 def test_cli_writes_scenes_of_one_kind_only(faces_dir: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "tables"
-    args = ["--out", str(out), "--count", "0", "--val-count", "3", "--faces", str(faces_dir)]
+    args = ["--out", str(out), "--count", "0", "--val-count", "3", "--faces", str(faces_dir), "--decks"]
+    args += list(TEST_DECKS)
     assert main([*args, "--long-side", "256", "--workers", "1", "--kind", "table"]) == 0
     assert "wrote 0 train + 3 val images" in capsys.readouterr().out
     rows = [json.loads(line) for line in (out / "truth" / "val.jsonl").read_text().splitlines()]
