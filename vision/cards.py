@@ -237,7 +237,7 @@ def group_into_hands(
     card whose corners lie in two hands, or two hands whose nearest cards touch, do not glue whole hands
     together as a chain of near neighbours would (single linkage). Measured with the pair measure of
     ``python -m vision.evaluate`` (pairs of rightly read cards put together or apart as laid) on synthetic
-    tables of the held-out designs read by the shipped model: 0.893 against 0.862 for single
+    tables of the held-out designs read by the stage-5 model: 0.893 against 0.862 for single
     linkage on 300 1280x960 tables (kiosk tiling), 0.862 against 0.841 on the 640x480 validation tables,
     0.937 against 0.920 from the true corners; the rest are hands the scenes lay touching or overlapping.
     Fewer cards than ``n_groups`` give one cluster per card.
