@@ -29,7 +29,7 @@ TABLE_BGR = (96, 120, 90)
 
 
 def group_of(style: DeckStyle) -> str:
-    jumbo = float(str(style.summary["index_height"])) > 0.225
+    jumbo = style.index_height > 0.225
     narrow = style.rank_xscale < 1
     return GROUPS[0] if jumbo and narrow else GROUPS[1] if jumbo else GROUPS[2] if narrow else GROUPS[3]
 

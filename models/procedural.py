@@ -277,6 +277,15 @@ class DeckStyle:
     summary: dict[str, object] = field(default_factory=dict)
     rank_xscale: float = 1.0  # every rank squeezed horizontally (1 = as the font draws it)
 
+    @property
+    def index_height(self) -> float:
+        """Height of the whole index (rank, gap, pip), fraction of the card height."""
+        return _index_height(self.cap, self.gap, self.pip_h)
+
+
+def _index_height(cap: float, gap: float, pip_h: float) -> float:
+    return cap * 1.04 + gap + pip_h  # rank ink runs a little past the cap height
+
 
 def _slanted(font: Path) -> bool:
     return any(w in font.stem for w in ("Italic", "Oblique", "Slanted"))
@@ -311,7 +320,7 @@ def sample_style(
         cap = 0.06 + (cap - 0.06) * 0.35
         pip_h = cap * float(rng.uniform(0.6, 0.8))
     else:  # the whole index 10-22 % of the card height
-        total = cap * 1.04 + gap + pip_h
+        total = _index_height(cap, gap, pip_h)
         k = float(np.clip(total, 0.10, 0.22)) / total
         cap, pip_h, gap = cap * k, pip_h * k, gap * k
     squeeze = rng.random()
@@ -359,12 +368,12 @@ def sample_style(
     narrow = rng.random() < NARROW_SHARE
     narrow_x = float(rng.uniform(0.62, 0.88))
     if tall and not beside:
-        k = tall_total / (cap * 1.04 + gap + pip_h)
+        k = tall_total / _index_height(cap, gap, pip_h)
         cap, pip_h, gap = cap * k, pip_h * k, gap * k
     rank_xscale = narrow_x if narrow else 1.0
     summary = {
         "rank_font": rank_font.name,
-        "index_height": round(cap * 1.04 + gap + pip_h, 3),
+        "index_height": round(_index_height(cap, gap, pip_h), 3),
         "rank_xscale": round(rank_xscale, 2),
         "pip": pip_font.name if pip_font else "polygon",
         "colours": 4 if four else 2,

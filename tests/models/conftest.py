@@ -9,9 +9,19 @@ import pytest
 
 from models.decks import decks_by_name
 from models.faces import CORNERS_FILE, render_decks
+from models.procedural import FontError, find_fonts
 
 # small SVG files, fast to render: one training design and one held-out design
 TEST_DECKS = ("standard", "ais-tigullio")
+
+
+def have_fonts() -> bool:
+    """Whether the procedural decks find a usable font (deploy/dev-setup.sh installs them)."""
+    try:
+        find_fonts()
+    except FontError:
+        return False
+    return True
 
 
 def _have_art() -> bool:

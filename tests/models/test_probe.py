@@ -9,15 +9,7 @@ import pytest
 
 from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector
 from models.probe import GROUPS, TABLE_BGR, main, on_table, probe
-from models.procedural import FontError, find_fonts
-
-
-def _have_fonts() -> bool:
-    try:
-        find_fonts()
-    except FontError:
-        return False
-    return True
+from tests.models.conftest import have_fonts
 
 
 def test_a_card_lies_centred_on_the_plain_table() -> None:
@@ -41,7 +33,7 @@ def test_bad_arguments_and_a_missing_model_are_refused(
 
 
 @pytest.mark.skipif(
-    not SHIPPED_ONNX.is_file() or not _have_fonts(), reason="needs the shipped model and fonts"
+    not SHIPPED_ONNX.is_file() or not have_fonts(), reason="needs the shipped model and fonts"
 )
 def test_probe_reads_one_deck_of_each_index_shape(tmp_path: Path) -> None:
     found = probe(OnnxCardDetector(), tmp_path, first=24, per_group=1, seed=0)

@@ -27,20 +27,13 @@ from models.procedural import (
 )
 from models.scenes import PROCEDURAL_SHARE, FaceLibrary, SceneKind, SceneMaker
 from models.synth import split_decks
+from tests.models.conftest import have_fonts
 
 WIDTH = 160  # small faces: fast, and still every part of the drawing
 SEED = 3
 
 
-def _have_fonts() -> bool:
-    try:
-        find_fonts()
-    except FontError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _have_fonts(), reason="no DejaVu/Noto fonts: run deploy/dev-setup.sh")
+pytestmark = pytest.mark.skipif(not have_fonts(), reason="no DejaVu/Noto fonts: run deploy/dev-setup.sh")
 
 
 def _fake_court_source(out: Path) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
-import numpy as np
 import pytest
 
 from models.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR
 from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read
+from models.probe import on_table
 from models.synth import SynthConfig, generate
 from models.train import REPO, ConfigError, TrainConfig, load_config, train
 from tests.models.conftest import TEST_DECKS
@@ -98,14 +98,7 @@ def test_shipped_files_agree() -> None:
 def test_shipped_onnx_model_reads_a_rendered_card(faces_dir: Path, code: str) -> None:
     face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
     assert face is not None
-    photo = np.full((480, 640, 3), (96, 120, 90), np.uint8)  # a plain green-grey table
-    card = cv2.resize(face, (200, round(face.shape[0] * 200 / face.shape[1])), interpolation=cv2.INTER_AREA)
-    h, w = card.shape[:2]
-    y, x = (480 - h) // 2, (640 - w) // 2
-    alpha = card[:, :, 3:4].astype(np.float32) / 255
-    roi = photo[y : y + h, x : x + w].astype(np.float32)
-    photo[y : y + h, x : x + w] = (card[:, :, :3] * alpha + roi * (1 - alpha)).astype(np.uint8)
-    dets = OnnxCardDetector().detect(photo)
+    dets = OnnxCardDetector().detect(on_table(face))  # 200 px wide on a plain green-grey table
     assert dets, "no corner detected"
     assert dets[0].code == code
     assert code in cards_read(dets)
