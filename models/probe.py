@@ -22,7 +22,7 @@ import numpy as np
 from models.classes import CLASS_CODES, JOKER
 from models.faces import FACE_WIDTH
 from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector
-from models.procedural import DeckStyle, _Painter, court_sources, deck_style, find_fonts, find_pip_fonts
+from models.procedural import DeckPainter, DeckStyle, court_sources, deck_style, find_fonts, find_pip_fonts
 
 GROUPS = ("jumbo + condensed", "jumbo", "condensed", "neither")
 TABLE_BGR = (96, 120, 90)
@@ -61,7 +61,7 @@ def probe(
         group = group_of(style)
         if style.beside or len(found[group]) >= per_group:
             continue
-        painter = _Painter(style, FACE_WIDTH, faces)
+        painter = DeckPainter(style, FACE_WIDTH, faces)
         right = 0
         for code in CLASS_CODES:
             if code != JOKER:

@@ -462,8 +462,11 @@ class _Layer:
         _paint(a, mask, x, y, (1.0,))
 
 
-class _Painter:
-    """Draws the faces of one deck style at ``SS`` times the output size."""
+class DeckPainter:
+    """Draws the faces (and back) of one deck style: ``face(code)`` gives a BGRA image ``width`` wide.
+
+    Drawn at ``SS`` times the output size and scaled down; also knows the exact index box of its faces.
+    """
 
     def __init__(self, style: DeckStyle, width: int, out_dir: Path) -> None:
         self.s = style
@@ -874,7 +877,7 @@ def render_deck(out_dir: Path, index: int, style: DeckStyle, width: int = FACE_W
     name = deck_name(index)
     deck_dir = out_dir / name
     deck_dir.mkdir(parents=True, exist_ok=True)
-    painter = _Painter(style, width, out_dir)
+    painter = DeckPainter(style, width, out_dir)
     for code in CLASS_CODES:
         cv2.imwrite(str(deck_dir / f"{code}.png"), painter.face(code))
     cv2.imwrite(str(deck_dir / f"{BACK}.png"), painter.back())
@@ -927,5 +930,5 @@ def face_without_index(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Face ``code`` of deck ``index`` with and without its corner indices (to check the index box)."""
     style = deck_style(seed, index, find_fonts(font_root), find_pip_fonts(font_root), court_sources(out_dir))
-    painter = _Painter(style, width, out_dir)
+    painter = DeckPainter(style, width, out_dir)
     return painter.face(code), painter.face(code, with_index=False)

@@ -17,8 +17,8 @@ from models.decks import ALL_DECKS, Family, Split, procedural_decks
 from models.faces import BACK, CORNERS_FILE
 from models.faces import main as faces_main
 from models.procedural import (
+    DeckPainter,
     FontError,
-    _Painter,
     deck_style,
     face_without_index,
     find_fonts,
@@ -93,8 +93,8 @@ def test_some_decks_print_jumbo_or_condensed_indices() -> None:
     assert heights.max() <= 0.32 + 1e-3 and 0.12 <= (heights > 0.225).mean() <= 0.28
     assert squeezed.min() >= 0.62 and 0.2 <= (squeezed < 1).mean() <= 0.4
     narrow = next(s for s in styles if s.rank_xscale < 0.7)
-    wide = _Painter(replace(narrow, rank_xscale=1.0), WIDTH, Path("/nonexistent"))
-    thin = _Painter(narrow, WIDTH, Path("/nonexistent"))
+    wide = DeckPainter(replace(narrow, rank_xscale=1.0), WIDTH, Path("/nonexistent"))
+    thin = DeckPainter(narrow, WIDTH, Path("/nonexistent"))
     for rank in ("8", "10", "Q"):
         (m_wide, base_wide), (m_thin, base_thin) = wide.ranks[rank], thin.ranks[rank]
         assert m_thin.shape[0] == m_wide.shape[0] and base_thin == base_wide  # same height and baseline
