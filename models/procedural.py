@@ -53,6 +53,12 @@ NO_COURT_SOURCE = ("ais-simplistic",)
 ITALIC_SHARE = 0.12  # decks whose index font is italic/oblique (rare on real cards)
 TALL_SHARE = 0.2  # decks whose index (rank + pip) is 23-32 % of the card height, as on jumbo-index decks
 NARROW_SHARE = 0.3  # decks whose rank glyphs are squeezed to 62-88 % of their width (condensed indices)
+# Decks whose J, Q and K show one another's court pictures: in the other decks the picture tells the rank as
+# well as the index does, so a model may learn the training decks' pictures instead of the letters; these
+# decks reward reading the letter (held-out designs' court cards were read as another court rank 24 % of the
+# time, number cards 10 %).
+COURT_SWAP_SHARE = 0.4
+COURT_RANKS = ("J", "Q", "K")
 INDEX_PAD = (0.008, 0.005)  # pad of the index box around the drawn ink, fractions of width and height
 COURT_RANKS = ("J", "Q", "K")
 # standard pip positions of the number cards: (column -1/0/1, row 0..1 from top to bottom)
@@ -276,6 +282,11 @@ class DeckStyle:
     back: tuple[RGB, RGB, str, float, float]  # base, pattern colour, pattern, margin, pattern pitch
     summary: dict[str, object] = field(default_factory=dict)
     rank_xscale: float = 1.0  # every rank squeezed horizontally (1 = as the font draws it)
+    court_pictures: tuple[str, str, str] = COURT_RANKS  # the picture drawn on J, Q, K: of these ranks
+
+    def court_picture_rank(self, rank: str) -> str:
+        """The rank whose court picture the ``rank`` card shows (itself unless the deck swaps them)."""
+        return self.court_pictures[COURT_RANKS.index(rank)]
 
     @property
     def index_height(self) -> float:
@@ -371,6 +382,10 @@ def sample_style(
         k = tall_total / _index_height(cap, gap, pip_h)
         cap, pip_h, gap = cap * k, pip_h * k, gap * k
     rank_xscale = narrow_x if narrow else 1.0
+    # Drawn after those: the court pictures moved one place round J -> Q -> K (either way).
+    swap = rng.random() < COURT_SWAP_SHARE
+    step = 1 if rng.random() < 0.5 else 2
+    court_pictures = tuple(COURT_RANKS[(i + step) % 3] for i in range(3)) if swap else COURT_RANKS
     summary = {
         "rank_font": rank_font.name,
         "index_height": round(_index_height(cap, gap, pip_h), 3),
@@ -381,6 +396,7 @@ def sample_style(
         "border": border_on,
         "beside": beside,
         "court_source": court_source,
+        "court_pictures": "".join(court_pictures),
     }
     return DeckStyle(
         aspect,
@@ -410,6 +426,7 @@ def sample_style(
         back,
         summary,
         rank_xscale,
+        (court_pictures[0], court_pictures[1], court_pictures[2]),
     )
 
 
@@ -692,7 +709,7 @@ class DeckPainter:
         s = self.s
         line_rgb, lw, inset = s.frame
         x0, y0, x1, y1 = self._centre_box(inset)
-        picture = self._court_picture(rank + suit)
+        picture = self._court_picture(s.court_picture_rank(rank) + suit)
         if picture is not None:  # the frame takes the picture's shape, as large as the room allows
             ph, pw = picture.shape[:2]
             if pw / ph < (x1 - x0) / (y1 - y0):

@@ -17,6 +17,7 @@ from models.decks import ALL_DECKS, Family, Split, procedural_decks
 from models.faces import BACK, CORNERS_FILE
 from models.faces import main as faces_main
 from models.procedural import (
+    COURT_RANKS,
     DeckPainter,
     FontError,
     deck_style,
@@ -201,3 +202,32 @@ def test_faces_cli_draws_only_the_procedural_decks(
 def test_no_fonts_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FontError, match="fonts-dejavu-core"):
         find_fonts(tmp_path)
+
+
+def test_some_decks_swap_their_court_pictures_round_j_q_k() -> None:
+    fonts, pip_fonts = find_fonts(), find_pip_fonts()
+    styles = [deck_style(SEED, i, fonts, pip_fonts, ()) for i in range(300)]
+    swapped = [s for s in styles if s.court_pictures != COURT_RANKS]
+    assert 0.3 <= len(swapped) / len(styles) <= 0.5
+    for s in swapped:  # every court card shows another court rank's picture
+        assert sorted(s.court_pictures) == sorted(COURT_RANKS)
+        assert all(s.court_picture_rank(r) != r for r in COURT_RANKS)
+        assert s.summary["court_pictures"] == "".join(s.court_pictures)
+
+
+def test_a_swapped_deck_draws_the_other_ranks_picture(proc_faces: Path) -> None:
+    style = deck_style(SEED, 0, find_fonts(), find_pip_fonts(), ["standard"])
+    plain = DeckPainter(replace(style, court_pictures=COURT_RANKS), WIDTH, proc_faces)
+    swapped = DeckPainter(replace(style, court_pictures=("Q", "K", "J")), WIDTH, proc_faces)
+
+    def centre(face: np.ndarray) -> list[int]:
+        return face[face.shape[0] // 2, WIDTH // 2, :3].tolist()
+
+    for rank, shown in (("J", "Q"), ("Q", "K"), ("K", "J")):
+        assert centre(swapped.face(rank + "H")) == centre(plain.face(shown + "H"))
+        assert centre(swapped.face(rank + "H")) != centre(plain.face(rank + "H"))
+        # the index still names the card's own rank: the top-left corner is drawn as in the plain deck
+        x0, y0, x1, y1 = (
+            int(v * s) for v, s in zip(plain.index_box.as_list(), (WIDTH, plain.height) * 2, strict=True)
+        )
+        assert np.array_equal(swapped.face(rank + "H")[y0:y1, x0:x1], plain.face(rank + "H")[y0:y1, x0:x1])
