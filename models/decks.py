@@ -142,6 +142,8 @@ def decks_by_name() -> dict[str, Deck]:
 
 
 PROCEDURAL_PREFIX = "proc-"
+# Procedural decks drawn for training (proc-00 ... proc-63, by models.faces); models.probe uses later ones.
+PROCEDURAL_TRAINED = 64
 
 
 def procedural_decks(faces_dir: Path) -> tuple[Deck, ...]:

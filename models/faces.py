@@ -7,7 +7,7 @@ deck has one) and the back of every installed deck in :data:`models.decks.ALL_DE
 box of every face and writes ``OUT/<deck>/corners.json``. Scene synthesis only composites these PNGs, so
 thousands of photos take minutes.
 
-It then draws ``--procedural N`` procedural decks (default 24, :mod:`models.procedural`) into the same folder
+It then draws ``--procedural N`` procedural decks (default 64, :mod:`models.procedural`) into the same folder
 as ``OUT/proc-00`` ... (same files; their court pictures come from the SVG renders, so those go first).
 ``--only-procedural`` draws just those into an existing cache; ``--procedural 0`` draws none.
 """
@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from models.classes import CLASS_CODES, JOKER
-from models.decks import ALL_DECKS, Deck, decks_by_name, installed_decks, procedural_decks
+from models.decks import ALL_DECKS, PROCEDURAL_TRAINED, Deck, decks_by_name, installed_decks, procedural_decks
 
 FACE_WIDTH = 320
 BACK = "back"
@@ -165,9 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--procedural",
         type=int,
-        default=24,
+        default=PROCEDURAL_TRAINED,
         metavar="N",
-        help="procedural decks to draw (default 24; 0: none)",
+        help=f"procedural decks to draw (default {PROCEDURAL_TRAINED}; 0: none)",
     )
     parser.add_argument("--procedural-seed", type=int, default=0, help="seed of the procedural decks")
     parser.add_argument(

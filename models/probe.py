@@ -7,7 +7,7 @@ names them. Decks are grouped by index shape: jumbo (index over 22.5 % of the ca
 (ranks squeezed), both, or neither; ``beside`` decks (pip right of the rank) are skipped. A probe, not a
 target: 3 decks a group by default, each a font and a style, so a group's figure says where to look.
 
-    python -m models.probe [--onnx models/cards.onnx] [--first 24] [--per-group 3] [--seed 0]
+    python -m models.probe [--onnx models/cards.onnx] [--first 64] [--per-group 3] [--seed 0]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from models.classes import CLASS_CODES, JOKER
+from models.decks import PROCEDURAL_TRAINED
 from models.faces import FACE_WIDTH
 from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector
 from models.procedural import DeckPainter, DeckStyle, court_sources, deck_style, find_fonts, find_pip_fonts
@@ -76,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--onnx", type=Path, default=SHIPPED_ONNX)
     parser.add_argument("--faces", type=Path, default=Path("datasets/faces"), help="court pictures")
     parser.add_argument(
-        "--first", type=int, default=24, help="first deck number (24: after the trained ones)"
+        "--first",
+        type=int,
+        default=PROCEDURAL_TRAINED,
+        help=f"first deck number ({PROCEDURAL_TRAINED}: after the trained ones)",
     )
     parser.add_argument("--per-group", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0, help="procedural seed (0: models.faces' default)")

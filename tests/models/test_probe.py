@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from models.decks import PROCEDURAL_TRAINED
 from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector
 from models.probe import GROUPS, TABLE_BGR, main, on_table, probe
 from tests.models.conftest import have_fonts
@@ -36,10 +37,10 @@ def test_bad_arguments_and_a_missing_model_are_refused(
     not SHIPPED_ONNX.is_file() or not have_fonts(), reason="needs the shipped model and fonts"
 )
 def test_probe_reads_one_deck_of_each_index_shape(tmp_path: Path) -> None:
-    found = probe(OnnxCardDetector(), tmp_path, first=24, per_group=1, seed=0)
+    found = probe(OnnxCardDetector(), tmp_path, first=PROCEDURAL_TRAINED, per_group=1, seed=0)
     assert list(found) == list(GROUPS)
     for decks in found.values():
         assert len(decks) == 1
         index, font, right = decks[0]
-        assert index >= 24 and font and 0 <= right <= 52
+        assert index >= PROCEDURAL_TRAINED and font and 0 <= right <= 52
     assert sum(r for decks in found.values() for _, _, r in decks) > 52  # the model reads many of them
