@@ -51,6 +51,7 @@ _PASS_THROUGH = (
     "hsv_s",
     "hsv_v",
     "val",
+    "save_period",
 )
 
 
@@ -76,6 +77,11 @@ class TrainConfig:
     synth_val_count: int
     synth_seed: int
     train_args: dict[str, Any] = field(default_factory=dict)
+    synth_seeds: tuple[int, ...] = ()  # one per data folder; () = synth_seed, synth_seed + 1, ...
+
+    def dataset_seed(self, i: int) -> int:
+        """The seed that draws data folder ``i`` when it is missing."""
+        return self.synth_seeds[i] if self.synth_seeds else self.synth_seed + i
 
     @property
     def run_dir(self) -> Path:
@@ -124,11 +130,19 @@ def load_config(path: Path = DEFAULT_CONFIG) -> TrainConfig:
         raise ConfigError(f"training config {path}: imgsz must be a multiple of 32, got {imgsz!r}")
     if not isinstance(epochs, int) or epochs < 1:
         raise ConfigError(f"training config {path}: epochs must be a positive integer, got {epochs!r}")
+    data = raw["data"] if isinstance(raw["data"], list) else [raw["data"]]
+    seeds = synth.get("seeds") or []
+    if not isinstance(seeds, list) or not all(isinstance(x, int) for x in seeds):
+        raise ConfigError(f"training config {path}: synth.seeds must be a list of integers, got {seeds!r}")
+    if seeds and len(seeds) != len(data):
+        raise ConfigError(
+            f"training config {path}: synth.seeds gives {len(seeds)} seeds for {len(data)} data folders"
+        )
     unknown = set(raw) - set(_PASS_THROUGH) - {"data", "model", "project", "name", "synth"}
     if unknown:
         raise ConfigError(f"training config {path}: unknown key(s) {', '.join(sorted(unknown))}")
     return TrainConfig(
-        data=tuple(_resolve(d) for d in (raw["data"] if isinstance(raw["data"], list) else [raw["data"]])),
+        data=tuple(_resolve(d) for d in data),
         model=str(raw["model"]),
         project=_resolve(raw["project"]),
         name=str(raw["name"]),
@@ -136,6 +150,7 @@ def load_config(path: Path = DEFAULT_CONFIG) -> TrainConfig:
         synth_val_count=int(synth.get("val_count", 400)),
         synth_seed=int(synth.get("seed", 1)),
         train_args={k: raw[k] for k in _PASS_THROUGH if k in raw},
+        synth_seeds=tuple(seeds),
     )
 
 
@@ -169,7 +184,7 @@ def ensure_dataset(cfg: TrainConfig, workers: int = 2) -> Path:
         if not (folder / "data.yaml").is_file():
             val = cfg.synth_val_count if i == 0 else 0
             print(f"no dataset at {folder}: generating {cfg.synth_count}+{val} images", flush=True)
-            generate(SynthConfig(folder, cfg.synth_count, val, cfg.synth_seed + i, workers=workers))
+            generate(SynthConfig(folder, cfg.synth_count, val, cfg.dataset_seed(i), workers=workers))
     if len(cfg.data) == 1:
         return cfg.data[0] / "data.yaml"
     cfg.project.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,21 @@ def test_committed_config_loads() -> None:
     assert cfg.model.endswith(".yaml")  # built from YAML, never a pretrained download
     assert cfg.train_args["fliplr"] == 0.0  # a mirrored corner index is not a card
     assert cfg.train_args["imgsz"] % 32 == 0
+    assert cfg.train_args["save_period"] == 1  # every epoch's weights, for models.average
+    assert [cfg.dataset_seed(i) for i in range(len(cfg.data))] == list(cfg.synth_seeds)
+
+
+def test_data_folders_without_seeds_count_up_from_the_seed() -> None:
+    cfg = TrainConfig(
+        data=(Path("a"), Path("b")),
+        model="m",
+        project=Path("p"),
+        name="n",
+        synth_count=1,
+        synth_val_count=1,
+        synth_seed=7,
+    )
+    assert [cfg.dataset_seed(0), cfg.dataset_seed(1)] == [7, 8]
 
 
 @pytest.mark.parametrize(
@@ -29,6 +44,14 @@ def test_committed_config_loads() -> None:
         ("model: yolo11n.yaml\n", "lacks the key"),
         ("data: d\nmodel: m\nimgsz: 100\nepochs: 1\nproject: p\nname: n\n", "multiple of 32"),
         ("data: d\nmodel: m\nimgsz: 64\nepochs: 1\nproject: p\nname: n\nlr9: 1\n", "unknown key"),
+        (
+            "data: [a, b]\nmodel: m\nimgsz: 64\nepochs: 1\nproject: p\nname: n\nsynth: {seeds: [4]}\n",
+            "1 seeds for 2",
+        ),
+        (
+            "data: d\nmodel: m\nimgsz: 64\nepochs: 1\nproject: p\nname: n\nsynth: {seeds: 4}\n",
+            "list of integers",
+        ),
     ],
 )
 def test_bad_configs_are_refused_with_a_clear_message(tmp_path: Path, text: str, message: str) -> None:
