@@ -58,7 +58,6 @@ NARROW_SHARE = 0.3  # decks whose rank glyphs are squeezed to 62-88 % of their w
 # decks reward reading the letter (held-out designs' court cards were read as another court rank 24 % of the
 # time, number cards 10 %).
 COURT_SWAP_SHARE = 0.4
-COURT_RANKS = ("J", "Q", "K")
 INDEX_PAD = (0.008, 0.005)  # pad of the index box around the drawn ink, fractions of width and height
 COURT_RANKS = ("J", "Q", "K")
 # standard pip positions of the number cards: (column -1/0/1, row 0..1 from top to bottom)
