@@ -6,7 +6,8 @@
   training is unfinished; ``--fresh`` starts over in a new run folder.
 * Uses the GPU when torch sees one, else the CPU with two threads.
 * ``data`` is one synthetic dataset folder or a list of them (their training images are pooled; the first
-  one's held-out ``val`` split validates); a missing one is generated first (seed ``synth.seed + i``).
+  one's held-out ``val`` split validates); a missing one is generated first (seed ``synth.seeds[i]``,
+  else ``synth.seed + i``).
 """
 
 from __future__ import annotations
