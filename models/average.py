@@ -43,7 +43,8 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, object]:
     if len(paths) < 2:
         raise AverageError(f"averaging needs at least two checkpoints, got {len(paths)}")
     states: list[dict[str, Any]] = []
-    last: tuple[dict[str, Any], str, Any] | None = None
+    ckpt: dict[str, Any] = {}
+    key, model = "", None
     for path in paths:
         if not path.is_file():
             raise AverageError(f"checkpoint not found: {path}")
@@ -58,9 +59,7 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, object]:
             if state.keys() != first.keys() or any(state[k].shape != first[k].shape for k in first):
                 raise AverageError(f"{path} is a different model from {paths[0]}: its parameters differ")
         states.append(state)
-        last = (ckpt, key, model)
-    assert last is not None
-    ckpt, key, model = last
+    # ckpt, key and model are now the last checkpoint's: its metadata and structure carry the average
     mean = {
         k: (sum(s[k] for s in states) / len(states)) if v.is_floating_point() else v
         for k, v in states[-1].items()
