@@ -18,6 +18,7 @@ test: $(STAMP) lint typecheck pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -32,7 +33,7 @@ demo: $(STAMP)
 	$(BIN)/python -m ui.demo --out screenshots
 
 synth: $(STAMP)
-	$(BIN)/python -m models.synth --out datasets/synth --count 4000 --seed 1
+	$(BIN)/python -m models.synth --out datasets/synth --count 3200 --val-count 400 --seed 1   # as models/train.yaml draws it
 
 train: $(STAMP)
 	$(BIN)/python -m models.train

@@ -64,6 +64,7 @@ def cards_over_decks(cards: Iterable[Card], decks: int) -> frozenset[Card]:
     counts = Counter(cards)
     return frozenset(card for card, n in counts.items() if n > copies_in_decks(card, decks))
 
+
 _FACE_VALUES: dict[Rank, int] = {rank: min(rank.number, 10) for rank in Rank}
 
 
