@@ -20,13 +20,18 @@ from models.classes import CLASS_CODES, CLASS_INDEX, JOKER
 from models.corners import Box, load_index_boxes
 from models.decks import Deck, Family
 from models.faces import BACK
-from models.textures import Rng, camera, draw_clutter, random_perspective, surface
+from models.textures import Rng, camera, draw_clutter, draw_hand, random_perspective, surface
 
 MIN_VISIBLE = 0.7  # fraction of a corner-index quadrilateral that must be visible (in frame, uncovered)
 MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction of the image height
 # Share of the scenes (deck draws) that use a procedural deck when the library has both kinds: the 17 SVG
 # designs keep most of the draws, the many procedural designs add index fonts and layouts.
 PROCEDURAL_SHARE = 0.4
+# Share of the training scenes with cards (hands, tables, Seep rows, scatters, negatives) in which a player's
+# hand reaches in over the cards (models.textures.draw_hand). The held-out split has none unless asked
+# (models.synth --hand-share), so it stays the same photos as before hands existed.
+HAND_SHARE = 0.15
+HAND_KINDS = frozenset({"hand", "table", "seep", "scatter", "negative"})
 SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
 
 
@@ -149,8 +154,13 @@ def render_scene(
     tilt: float,
     clutter: int,
     surface_kind: str | None = None,
+    hand_rng: Rng | None = None,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]], list[str]]:
-    """Draw placements on a surface, add clutter and camera effects; return image, labels, visible cards."""
+    """Draw placements on a surface, add clutter and camera effects; return image, labels, visible cards.
+
+    With ``hand_rng``, a player's hand reaches in over the cards, drawn from that generator alone (so the
+    rest of the scene is the same with or without it).
+    """
     canvas = surface(rng, h, w, surface_kind).astype(np.float32)
     owner = np.full((h, w), -1, np.int32)
     persp = random_perspective(rng, w, h, tilt) if tilt > 0 else np.eye(3)
@@ -181,10 +191,12 @@ def render_scene(
         tint = rng.normal(1, 0.03, 3).astype(np.float32) * rng.uniform(0.88, 1.04)
         roi[:] = roi * (1 - alpha) + warped[:, :, :3].astype(np.float32) * tint * alpha
         owner[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = k
-    if clutter:
+    if clutter or (hand_rng is not None and placements):
         canvas8 = canvas.clip(0, 255).astype(np.uint8)
         for _ in range(clutter):
             draw_clutter(rng, canvas8, owner, -2)
+        if hand_rng is not None and placements:
+            draw_hand(hand_rng, canvas8, owner, -2, float(np.median([p.height for p in placements])))
         canvas = canvas8.astype(np.float32)
     labels: list[tuple[int, float, float, float, float]] = []
     visible: set[str] = set()
@@ -365,7 +377,10 @@ class SceneMaker:
                 out.append(src[code])
         return out
 
-    def make(self, rng: Rng, w: int, h: int, kind: SceneKind | None = None) -> SceneResult:
+    def make(
+        self, rng: Rng, w: int, h: int, kind: SceneKind | None = None, hand_rng: Rng | None = None
+    ) -> SceneResult:
+        """One scene; ``hand_rng`` (its own generator) adds a player's hand to scenes of HAND_KINDS."""
         if kind is None:
             kinds = list(SCENE_WEIGHTS)
             probs = np.array([SCENE_WEIGHTS[k] for k in kinds])
@@ -466,7 +481,9 @@ class SceneMaker:
             placements = backs + placements if rng.random() < 0.7 else placements + backs
             if kind is SceneKind.NEGATIVE:
                 clutter = int(rng.integers(1, 6))
-        image, labels, cards = render_scene(rng, placements, w, h, tilt, clutter, surface_kind)
+        if kind.value not in HAND_KINDS:
+            hand_rng = None
+        image, labels, cards = render_scene(rng, placements, w, h, tilt, clutter, surface_kind, hand_rng)
         decks = sorted({p.face.deck for p in placements if p.face.code != BACK})
         return SceneResult(image, labels, cards, hands, kind.value, decks)
 

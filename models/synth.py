@@ -15,7 +15,9 @@ designs too: about :data:`models.scenes.PROCEDURAL_SHARE` of the training scenes
     DIR/labels/{train,val}/*.txt     YOLO boxes of every visible printed corner index
     DIR/truth/{train,val}.jsonl      per image: cards with a visible corner, the hands as laid, scene kind
 
-The result depends only on the seed, the counts and the rendered faces (each image has its own generator),
+In :data:`models.scenes.HAND_SHARE` of the training scenes with cards a player's hand reaches in over them
+(``--hand-share`` sets the share in both splits; by default the held-out split has none, so it stays the
+photos every stage was measured on). The result depends only on the seed, the counts and the rendered faces (each image has its own generator),
 not on the number of worker processes.
 """
 
@@ -32,7 +34,7 @@ import numpy as np
 
 from models.classes import CLASS_CODES
 from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks, procedural_decks
-from models.scenes import FaceLibrary, SceneKind, SceneMaker, SceneResult, scene_truth
+from models.scenes import HAND_SHARE, FaceLibrary, SceneKind, SceneMaker, SceneResult, scene_truth
 
 FRAMES: tuple[tuple[int, int], ...] = ((640, 480), (480, 640), (640, 360))
 FRAME_P = (0.72, 0.14, 0.14)
@@ -52,10 +54,20 @@ class SynthConfig:
         str, ...
     ] = ()  # restrict both splits to these decks (tests, quick looks); () = the split's own
     kind: SceneKind | None = None  # every scene of this kind (measuring one kind); None = the usual mix
+    # share of scenes with a player's hand over the cards; None = HAND_SHARE in train, none in val
+    hand_share: float | None = None
 
     def __post_init__(self) -> None:
         if self.count < 0 or self.val_count < 0:
             raise ValueError(f"image counts must be >= 0, got count={self.count}, val_count={self.val_count}")
+        if self.hand_share is not None and not 0.0 <= self.hand_share <= 1.0:
+            raise ValueError(f"hand_share must be between 0 and 1, got {self.hand_share}")
+
+    def split_hand_share(self, split: Split) -> float:
+        """The share of scenes of ``split`` that show a player's hand."""
+        if self.hand_share is not None:
+            return self.hand_share
+        return HAND_SHARE if split is Split.TRAIN else 0.0
         if self.long_side < 64:
             raise ValueError(f"long_side must be at least 64 pixels, got {self.long_side}")
 
@@ -100,15 +112,23 @@ def make_image(
     kind: SceneKind | None = None,
     decks: tuple[str, ...] = (),
     frame: tuple[int, int] | None = None,
+    hand_share: float = 0.0,
 ) -> tuple[SceneResult, int]:
-    """The scene of image ``index`` of a split, and its JPEG quality; deterministic."""
-    rng = np.random.default_rng([seed, 0 if split is Split.TRAIN else 1, index])
+    """The scene of image ``index`` of a split, and its JPEG quality; deterministic.
+
+    A player's hand (in ``hand_share`` of the scenes) comes from a generator of its own, so adding hands
+    leaves every other image, and the rest of each image, as it was.
+    """
+    split_id = 0 if split is Split.TRAIN else 1
+    rng = np.random.default_rng([seed, split_id, index])
+    hand_rng = np.random.default_rng([seed, split_id, index, 1])
+    with_hand = hand_share > 0 and hand_rng.random() < hand_share
     fw, fh = FRAMES[int(rng.choice(len(FRAMES), p=FRAME_P))]
     if frame is not None:
         fw, fh = frame
     k = long_side / max(FRAMES[0])
     w, h = int(round(fw * k)), int(round(fh * k))
-    result = _maker(faces, split, decks).make(rng, w, h, kind)
+    result = _maker(faces, split, decks).make(rng, w, h, kind, hand_rng if with_hand else None)
     quality = int(rng.integers(40, 96))
     return result, quality
 
@@ -125,7 +145,16 @@ def yolo_lines(result: SceneResult) -> list[str]:
 
 def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
     cfg, split, index = args
-    result, quality = make_image(cfg.seed, split, index, cfg.faces, cfg.long_side, cfg.kind, cfg.decks)
+    result, quality = make_image(
+        cfg.seed,
+        split,
+        index,
+        cfg.faces,
+        cfg.long_side,
+        cfg.kind,
+        cfg.decks,
+        hand_share=cfg.split_hand_share(split),
+    )
     name = f"{split.value}_{cfg.seed}_{index:06d}"
     cv2.imwrite(
         str(cfg.out / "images" / split.value / f"{name}.jpg"),
@@ -180,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         choices=[k.value for k in SceneKind],
         help="only scenes of this kind (to measure one kind; default: the training mix)",
     )
+    parser.add_argument(
+        "--hand-share",
+        type=float,
+        help=f"share of scenes (hands, tables, Seep rows, scatters, negatives) with a player's hand over the "
+        f"cards, in both splits (default: {HAND_SHARE} in train, none in the held-out val split)",
+    )
     args = parser.parse_args(argv)
     val = args.val_count if args.val_count is not None else max(20, args.count // 8)
     try:
@@ -193,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             args.long_side,
             tuple(args.decks),
             SceneKind(args.kind) if args.kind else None,
+            args.hand_share,
         )
         if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
             print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)

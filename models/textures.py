@@ -222,3 +222,98 @@ def random_perspective(rng: Rng, w: int, h: int, amount: float) -> np.ndarray:
     src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     dst = src + rng.uniform(-amount, amount, (4, 2)).astype(np.float32) * np.float32([w, h])
     return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+# Skin tones (RGB), light to dark; each hand jitters its tone.
+_SKIN = [
+    (243, 208, 180),
+    (232, 190, 150),
+    (214, 165, 120),
+    (190, 136, 95),
+    (160, 110, 72),
+    (120, 80, 52),
+    (88, 58, 40),
+]
+
+
+def draw_hand(rng: Rng, img: np.ndarray, mask: np.ndarray, label: int, card_h: float) -> None:
+    """A player's hand reaching in from an edge of the frame, over the cards; mark it in ``mask``.
+
+    Sized from ``card_h`` (a card's height in pixels): the palm about a card high, fingers about 0.2 of a
+    card wide. Some fingers are curled (short), the thumb is on either side, and the hand casts a soft
+    shadow on the table and cards (the shadow hides nothing; the hand does).
+    """
+    h, w = img.shape[:2]
+    edge = int(rng.integers(4))
+    t = rng.uniform(0.1, 0.9)
+    entry = [(t * w, 0.0), (w - 1.0, t * h), (t * w, h - 1.0), (0.0, t * h)][edge]
+    inward = [np.pi / 2, np.pi, -np.pi / 2, 0.0][edge] + rng.uniform(-0.6, 0.6)
+    d = np.array([np.cos(inward), np.sin(inward)])
+    side = np.array([-d[1], d[0]])
+    palm_w = rng.uniform(0.8, 1.05) * card_h
+    finger_len = rng.uniform(0.5, 0.8) * card_h
+    finger_w = rng.uniform(0.17, 0.23) * card_h
+    knuckles = np.array(entry) + d * rng.uniform(0.1, 1.2) * card_h  # how far the palm reaches in
+    wrist = np.array(entry) - d * card_h  # outside the frame
+    layer = np.zeros((h, w), np.uint8)
+
+    def capsule(a: np.ndarray, b: np.ndarray, width: float) -> None:
+        pa, pb = tuple(int(round(v)) for v in a), tuple(int(round(v)) for v in b)
+        cv2.line(layer, pa, pb, 255, max(2, int(round(width))), cv2.LINE_AA)
+
+    capsule(wrist, knuckles - d * palm_w * 0.2, palm_w)
+    tips = []
+    spread = rng.uniform(0.0, 0.12)
+    for i, rel in enumerate((0.85, 1.0, 0.92, 0.72)):  # index, middle, ring, little finger
+        off = (i - 1.5) / 1.5 * (palm_w - finger_w) / 2
+        ang = inward + (i - 1.5) * spread + rng.normal(0, 0.04)
+        fd = np.array([np.cos(ang), np.sin(ang)])
+        length = finger_len * rel * (rng.uniform(0.25, 0.5) if rng.random() < 0.25 else 1.0)
+        base = knuckles + side * off - d * finger_w * 0.5
+        tip = base + fd * length
+        capsule(base, tip, finger_w * (0.85 if i == 3 else 1.0))
+        tips.append((tip, fd))
+    thumb_side = 1.0 if rng.random() < 0.5 else -1.0
+    thumb_base = knuckles - d * palm_w * 0.55 + side * thumb_side * palm_w * 0.4
+    thumb_ang = inward + thumb_side * rng.uniform(0.5, 1.1)
+    thumb_tip = thumb_base + np.array([np.cos(thumb_ang), np.sin(thumb_ang)]) * finger_len * rng.uniform(
+        0.55, 0.8
+    )
+    capsule(thumb_base, thumb_tip, finger_w * 1.15)
+    if not layer.any():
+        return
+    # soft shadow of the hand held above the table
+    off = rng.uniform(0.08, 0.3, 2) * card_h * rng.choice([-1, 1], 2)
+    shifted = cv2.warpAffine(layer, np.float32([[1, 0, off[0]], [0, 1, off[1]]]), (w, h))
+    shadow = cv2.GaussianBlur(shifted.astype(np.float32) / 255, (0, 0), max(1.0, 0.08 * card_h))
+    img[:] = (
+        (img.astype(np.float32) * (1 - rng.uniform(0.3, 0.55) * shadow[..., None]))
+        .clip(0, 255)
+        .astype(np.uint8)
+    )
+    # skin: one tone, lit from above (brighter along the middle of each finger), a little mottled
+    tone = _jitter_color(rng, _SKIN[int(rng.integers(len(_SKIN)))], 12)
+    inside = cv2.distanceTransform((layer > 127).astype(np.uint8), cv2.DIST_L2, 3)
+    relief = np.clip(inside / max(1.0, finger_w * 0.5), 0, 1) ** 0.5
+    shade = (0.72 + 0.33 * relief) * (0.94 + 0.12 * low_noise(rng, h, w, max(4, int(finger_w))))
+    skin = tone[None, None, :] * shade[..., None]
+    for tip, fd in tips:  # nails: a paler rounded patch at the finger tip
+        if rng.random() < 0.7:
+            c = tip - fd * finger_w * 0.45
+            axes = (max(1, int(finger_w * 0.3)), max(1, int(finger_w * 0.22)))
+            nail = np.zeros((h, w), np.uint8)
+            cv2.ellipse(
+                nail,
+                tuple(int(v) for v in c),
+                axes,
+                float(np.degrees(np.arctan2(fd[1], fd[0]))),
+                0,
+                360,
+                255,
+                -1,
+            )
+            k = (nail > 0)[..., None] * 0.35
+            skin = skin * (1 - k) + np.float32([235, 225, 235]) * k
+    alpha = cv2.GaussianBlur(layer.astype(np.float32) / 255, (0, 0), 0.7)[..., None]
+    img[:] = (img.astype(np.float32) * (1 - alpha) + skin * alpha).clip(0, 255).astype(np.uint8)
+    mask[layer > 127] = label

@@ -112,3 +112,37 @@ def test_cli_writes_scenes_of_one_kind_only(faces_dir: Path, tmp_path: Path, cap
     with pytest.raises(SystemExit):
         main([*args, "--kind", "picnic"])
     assert "invalid choice: 'picnic'" in capsys.readouterr().err
+
+
+def test_a_players_hand_only_hides_corners_and_leaves_the_rest_of_the_scene(faces_dir: Path) -> None:
+    """The hand has its own generator: the same scene with a hand has a subset of the labels."""
+    seen_a_hidden_corner = False
+    for index in range(6):
+        plain, _ = make_image(
+            3, Split.TRAIN, index, faces_dir, 320, SceneKind.TABLE, TEST_DECKS, hand_share=0.0
+        )
+        handed, _ = make_image(
+            3, Split.TRAIN, index, faces_dir, 320, SceneKind.TABLE, TEST_DECKS, hand_share=1.0
+        )
+        assert handed.hands == plain.hands and handed.kind == plain.kind
+        assert set(handed.labels) <= set(plain.labels)
+        assert set(handed.cards) <= set(plain.cards)
+        assert not np.array_equal(handed.image, plain.image)
+        seen_a_hidden_corner |= len(handed.labels) < len(plain.labels)
+    assert seen_a_hidden_corner
+
+
+def test_single_card_scenes_never_get_a_hand(faces_dir: Path) -> None:
+    for kind in (SceneKind.CLOSEUP, SceneKind.SQUASHED, SceneKind.UPRIGHT):
+        a, qa = make_image(4, Split.TRAIN, 0, faces_dir, 256, kind, TEST_DECKS, hand_share=0.0)
+        b, qb = make_image(4, Split.TRAIN, 0, faces_dir, 256, kind, TEST_DECKS, hand_share=1.0)
+        assert np.array_equal(a.image, b.image) and a.labels == b.labels and qa == qb
+
+
+def test_the_held_out_split_has_no_hands_unless_asked(tmp_path: Path) -> None:
+    cfg = SynthConfig(tmp_path, 1, 1, seed=1)
+    assert cfg.split_hand_share(Split.VAL) == 0.0
+    assert 0.0 < cfg.split_hand_share(Split.TRAIN) < 1.0
+    assert SynthConfig(tmp_path, 1, 1, seed=1, hand_share=0.5).split_hand_share(Split.VAL) == 0.5
+    with pytest.raises(ValueError, match="hand_share must be between 0 and 1, got 1.5"):
+        SynthConfig(tmp_path, 1, 1, seed=1, hand_share=1.5)
