@@ -20,6 +20,13 @@ APT_PACKAGES=(
   fonts-lato
   fonts-open-sans
   fonts-roboto-unhinted
+  fonts-bebas-neue         #   tall narrow and squarish digits, like the ivr_edinburgh deck's index
+  fonts-dosis              #   (Bebas Neue, Dosis, Jura, B612, OCR-B), and two more sans (Inter,
+  fonts-jura               #   League Spartan)
+  fonts-b612
+  fonts-ocr-b
+  fonts-inter
+  fonts-league-spartan
   shellcheck               # lints deploy/*.sh in the test suite
   xvfb                     # optional virtual display for the kiosk tests
   libmtdev1                # Kivy's touch input library

@@ -45,7 +45,7 @@ LATIN_FAMILY = re.compile(
     r"^(DejaVu(Sans|Serif)(Condensed|Mono)?|Noto(Sans|Serif)(Display|Mono)?|Liberation(Sans|Serif|Mono)"
     r"(Narrow)?|Free(Sans|Serif|Mono)|Ubuntu(Mono|Condensed)?|Cantarell|OpenSans|Roboto(Condensed|Slab|Mono)?"
     r"|Lato|SourceSans3|SourceSerif4|Carlito|Caladea|NimbusRoman|NimbusSans(Narrow)?|C059|P052|URWBookman"
-    r"|URWGothic)$"
+    r"|URWGothic|BebasNeue|Dosis|Jura|B612(Mono)?|OCRB|Inter(Display)?|LeagueSpartan)$"
 )
 PIP_FAMILY = re.compile(r"^(DejaVu(Sans|Serif)(Condensed|Mono)?|NotoSansSymbols2?)$")
 # SVG decks whose court cards are no picture but a big letter and pip (an unlabelled index look-alike)
