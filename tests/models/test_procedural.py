@@ -18,6 +18,7 @@ from models.faces import BACK, CORNERS_FILE
 from models.faces import main as faces_main
 from models.procedural import (
     COURT_RANKS,
+    LATIN_FAMILY,
     DeckPainter,
     FontError,
     deck_style,
@@ -109,6 +110,14 @@ def test_rank_fonts_are_drawn_by_family_not_by_file() -> None:
     counts = [picked.count(f) for f in families]
     assert len(set(picked)) >= 0.8 * len(families)
     assert max(counts) <= 4 * 400 / len(families)  # a family with 18 weights is not 18 times as likely
+
+
+def test_tall_narrow_and_squarish_digit_fonts_are_index_fonts() -> None:
+    """The ivr_edinburgh deck's tall rounded-rectangle digits: fonts of that look are in the pool."""
+    for stem in ("BebasNeue-Regular", "Dosis-Medium", "Jura-Bold", "B612-Bold", "B612Mono-Regular", "OCRB"):
+        assert LATIN_FAMILY.match(stem.split("-")[0]), stem
+    for stem in ("NotoSansSymbols2-Regular", "NotoSansDevanagari-Regular", "Quicksand-Bold"):
+        assert not LATIN_FAMILY.match(stem.split("-")[0]), stem
 
 
 def test_same_seed_gives_identical_files(proc_faces: Path, tmp_path: Path) -> None:
