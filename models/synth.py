@@ -17,8 +17,8 @@ designs too: about :data:`models.scenes.PROCEDURAL_SHARE` of the training scenes
 
 In :data:`models.scenes.HAND_SHARE` of the training scenes with cards a player's hand reaches in over them
 (``--hand-share`` sets the share in both splits; by default the held-out split has none, so it stays the
-photos every stage was measured on). The result depends only on the seed, the counts and the rendered faces (each image has its own generator),
-not on the number of worker processes.
+photos every stage was measured on). The result depends only on the seed, the counts and the rendered
+faces (each image has its own generator), not on the number of worker processes.
 """
 
 from __future__ import annotations
