@@ -60,6 +60,8 @@ class SynthConfig:
     def __post_init__(self) -> None:
         if self.count < 0 or self.val_count < 0:
             raise ValueError(f"image counts must be >= 0, got count={self.count}, val_count={self.val_count}")
+        if self.long_side < 64:
+            raise ValueError(f"long_side must be at least 64 pixels, got {self.long_side}")
         if self.hand_share is not None and not 0.0 <= self.hand_share <= 1.0:
             raise ValueError(f"hand_share must be between 0 and 1, got {self.hand_share}")
 
@@ -68,8 +70,6 @@ class SynthConfig:
         if self.hand_share is not None:
             return self.hand_share
         return HAND_SHARE if split is Split.TRAIN else 0.0
-        if self.long_side < 64:
-            raise ValueError(f"long_side must be at least 64 pixels, got {self.long_side}")
 
 
 _MAKERS: dict[str, SceneMaker] = {}

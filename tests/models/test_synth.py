@@ -146,3 +146,8 @@ def test_the_held_out_split_has_no_hands_unless_asked(tmp_path: Path) -> None:
     assert SynthConfig(tmp_path, 1, 1, seed=1, hand_share=0.5).split_hand_share(Split.VAL) == 0.5
     with pytest.raises(ValueError, match="hand_share must be between 0 and 1, got 1.5"):
         SynthConfig(tmp_path, 1, 1, seed=1, hand_share=1.5)
+
+
+def test_config_rejects_a_tiny_long_side(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="long_side must be at least 64 pixels, got 32"):
+        SynthConfig(tmp_path, 1, 1, seed=1, long_side=32)
