@@ -31,7 +31,6 @@ PROCEDURAL_SHARE = 0.4
 # hand reaches in over the cards (models.textures.draw_hand). The held-out split has none unless asked
 # (models.synth --hand-share), so it stays the same photos as before hands existed.
 HAND_SHARE = 0.15
-HAND_KINDS = frozenset({"hand", "table", "seep", "scatter", "negative"})
 SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
 
 
@@ -45,6 +44,11 @@ class SceneKind(enum.Enum):
     UPRIGHT = "upright"
     NEGATIVE = "negative"
 
+
+# The kinds of scene a player's hand may reach into (never the single-card close-ups, crops and uprights).
+HAND_KINDS = frozenset(
+    {SceneKind.HAND, SceneKind.TABLE, SceneKind.SEEP, SceneKind.SCATTER, SceneKind.NEGATIVE}
+)
 
 SCENE_WEIGHTS: dict[SceneKind, float] = {
     SceneKind.HAND: 0.22,
@@ -191,11 +195,12 @@ def render_scene(
         tint = rng.normal(1, 0.03, 3).astype(np.float32) * rng.uniform(0.88, 1.04)
         roi[:] = roi * (1 - alpha) + warped[:, :, :3].astype(np.float32) * tint * alpha
         owner[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = k
-    if clutter or (hand_rng is not None and placements):
+    with_hand = hand_rng is not None and bool(placements)
+    if clutter or with_hand:
         canvas8 = canvas.clip(0, 255).astype(np.uint8)
         for _ in range(clutter):
             draw_clutter(rng, canvas8, owner, -2)
-        if hand_rng is not None and placements:
+        if hand_rng is not None and with_hand:
             draw_hand(hand_rng, canvas8, owner, -2, float(np.median([p.height for p in placements])))
         canvas = canvas8.astype(np.float32)
     labels: list[tuple[int, float, float, float, float]] = []
@@ -481,7 +486,7 @@ class SceneMaker:
             placements = backs + placements if rng.random() < 0.7 else placements + backs
             if kind is SceneKind.NEGATIVE:
                 clutter = int(rng.integers(1, 6))
-        if kind.value not in HAND_KINDS:
+        if kind not in HAND_KINDS:
             hand_rng = None
         image, labels, cards = render_scene(rng, placements, w, h, tilt, clutter, surface_kind, hand_rng)
         decks = sorted({p.face.deck for p in placements if p.face.code != BACK})

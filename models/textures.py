@@ -297,23 +297,15 @@ def draw_hand(rng: Rng, img: np.ndarray, mask: np.ndarray, label: int, card_h: f
     relief = np.clip(inside / max(1.0, finger_w * 0.5), 0, 1) ** 0.5
     shade = (0.72 + 0.33 * relief) * (0.94 + 0.12 * low_noise(rng, h, w, max(4, int(finger_w))))
     skin = tone[None, None, :] * shade[..., None]
-    for tip, fd in tips:  # nails: a paler rounded patch at the finger tip
+    nails = np.zeros((h, w), np.uint8)  # a paler rounded patch at most finger tips
+    for tip, fd in tips:
         if rng.random() < 0.7:
-            c = tip - fd * finger_w * 0.45
+            c = tuple(int(v) for v in tip - fd * finger_w * 0.45)
             axes = (max(1, int(finger_w * 0.3)), max(1, int(finger_w * 0.22)))
-            nail = np.zeros((h, w), np.uint8)
-            cv2.ellipse(
-                nail,
-                tuple(int(v) for v in c),
-                axes,
-                float(np.degrees(np.arctan2(fd[1], fd[0]))),
-                0,
-                360,
-                255,
-                -1,
-            )
-            k = (nail > 0)[..., None] * 0.35
-            skin = skin * (1 - k) + np.float32([235, 225, 235]) * k
+            angle = float(np.degrees(np.arctan2(fd[1], fd[0])))
+            cv2.ellipse(nails, c, axes, angle, 0, 360, 255, -1)
+    k = (nails > 0)[..., None] * 0.35
+    skin = skin * (1 - k) + np.float32([235, 225, 235]) * k
     alpha = cv2.GaussianBlur(layer.astype(np.float32) / 255, (0, 0), 0.7)[..., None]
     img[:] = (img.astype(np.float32) * (1 - alpha) + skin * alpha).clip(0, 255).astype(np.uint8)
     mask[layer > 127] = label
