@@ -33,7 +33,7 @@ MODEL_ENV = "TABLETALLY_MODEL"  # overrides the default ONNX model (as `tabletal
 PAD_VALUE = 114
 DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
-AUTO_TILE_FACTOR = 3.0  # measured: see docs/vision.md ("Tiling")
+AUTO_TILE_FACTOR = 2.5  # measured: see docs/vision.md ("Tiling")
 
 
 class Backend(StrEnum):
@@ -316,8 +316,8 @@ class CardDetector:
 
     ``tiles=N`` (N >= 2) also runs the model on an N x N grid of overlapping crops, so that small corners
     in a large photo are seen at full resolution, at N * N + 1 times the cost; ``tiles=None`` (default)
-    tiles 2 x 2 only photos at least 3 times the model input (a 12 MP still, a 1280 px photo for a 320
-    model), where it was measured to read far more cards; ``tiles=1`` never tiles.
+    tiles 2 x 2 only photos at least 2.5 times the model input (a 12 MP still, a 1280 px photo for the
+    512 px model), where it was measured to read far more cards; ``tiles=1`` never tiles.
     """
 
     def __init__(
