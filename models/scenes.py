@@ -195,13 +195,13 @@ def render_scene(
         tint = rng.normal(1, 0.03, 3).astype(np.float32) * rng.uniform(0.88, 1.04)
         roi[:] = roi * (1 - alpha) + warped[:, :, :3].astype(np.float32) * tint * alpha
         owner[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = k
-    with_hand = hand_rng is not None and bool(placements)
-    if clutter or with_hand:
+    hand = hand_rng if placements else None  # a hand reaches in only over cards
+    if clutter or hand is not None:
         canvas8 = canvas.clip(0, 255).astype(np.uint8)
         for _ in range(clutter):
             draw_clutter(rng, canvas8, owner, -2)
-        if hand_rng is not None and with_hand:
-            draw_hand(hand_rng, canvas8, owner, -2, float(np.median([p.height for p in placements])))
+        if hand is not None:
+            draw_hand(hand, canvas8, owner, -2, float(np.median([p.height for p in placements])))
         canvas = canvas8.astype(np.float32)
     labels: list[tuple[int, float, float, float, float]] = []
     visible: set[str] = set()
