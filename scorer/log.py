@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from scorer.cards import Card, parse_cards
 from scorer.errors import LogError, ScorerError
@@ -51,6 +51,8 @@ __all__ = [
 Game = JhyapGame | SeepGame
 State = JhyapState | SeepState
 JSONDict = dict[str, Any]
+_E = TypeVar("_E")  # a round or a deal
+_G = TypeVar("_G")  # the game they make
 
 _GAME_KINDS = ("jhyap", "seep")
 _JHYAP_KEYS = ("game", "players", "first_dealer", "decks", "rules", "rounds")
@@ -161,6 +163,31 @@ def _rules_kwargs(value: object, allowed: tuple[str, ...]) -> dict[str, Any]:
     return dict(rules)
 
 
+def _replayed(
+    raws: list[Any],
+    label: str,
+    parse: Callable[[object, str], _E],
+    build: Callable[[tuple[_E, ...]], _G],
+    score_game: Callable[[_G], object],
+) -> _G:
+    """The game ``build`` makes of the rounds or deals parsed from ``raws``, replayed by ``score_game``.
+
+    When entry N is malformed, a rule broken by entries 1..N-1 is reported first: it is the earlier error.
+    """
+    entries: list[_E] = []
+    for number, raw in enumerate(raws, 1):
+        try:
+            entries.append(parse(raw, f"{label} {number}"))
+        except LogError:
+            with _context(""):
+                score_game(build(tuple(entries)))
+            raise
+    with _context(""):
+        game = build(tuple(entries))
+        score_game(game)
+    return game
+
+
 def _jhyap_from_dict(data: dict[str, Any]) -> JhyapGame:
     _keys(data, _JHYAP_KEYS, _JHYAP_REQUIRED, "", "a Jhyap log")
     players = tuple(_string(name, "", "each player") for name in _list(data["players"], "", "players"))
@@ -171,19 +198,8 @@ def _jhyap_from_dict(data: dict[str, Any]) -> JhyapGame:
     decks = data.get("decks")
     with _context(""):
         game = JhyapGame(players, JhyapRules(**rules_kwargs), first_dealer, decks)
-    rounds: list[JhyapRound] = []
-    for number, raw in enumerate(_list(data["rounds"], "", "rounds"), 1):
-        try:
-            rounds.append(_round(raw, f"round {number}"))
-        except LogError:
-            # Report a rule broken in an earlier round before this round's malformed entry.
-            with _context(""):
-                score_jhyap(replace(game, rounds=tuple(rounds)))
-            raise
-    with _context(""):
-        game = replace(game, rounds=tuple(rounds))
-        score_jhyap(game)
-    return game
+    raws = _list(data["rounds"], "", "rounds")
+    return _replayed(raws, "round", _round, lambda rounds: replace(game, rounds=rounds), score_jhyap)
 
 
 def _round(raw: object, where: str) -> JhyapRound:
@@ -207,19 +223,8 @@ def _seep_from_dict(data: dict[str, Any]) -> SeepGame:
     with _context(""):
         # SeepGame checks that there are two teams of exactly two players.
         game = SeepGame(teams, SeepRules(**rules_kwargs))  # type: ignore[arg-type]
-    deals: list[SeepDeal] = []
-    for number, raw in enumerate(_list(data["deals"], "", "deals"), 1):
-        try:
-            deals.append(_deal(raw, f"deal {number}"))
-        except LogError:
-            # Report a rule broken in an earlier deal before this deal's malformed entry.
-            with _context(""):
-                score_seep(replace(game, deals=tuple(deals)))
-            raise
-    with _context(""):
-        game = replace(game, deals=tuple(deals))
-        score_seep(game)
-    return game
+    raws = _list(data["deals"], "", "deals")
+    return _replayed(raws, "deal", _deal, lambda deals: replace(game, deals=deals), score_seep)
 
 
 def _deal(raw: object, where: str) -> SeepDeal:
