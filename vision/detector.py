@@ -33,7 +33,7 @@ MODEL_ENV = "TABLETALLY_MODEL"  # overrides the default ONNX model (as `tabletal
 PAD_VALUE = 114
 DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
-AUTO_TILE_FACTOR = 2.5  # measured: see docs/vision.md ("Tiling")
+AUTO_TILE_FACTOR = 2.0  # measured: see docs/vision.md ("Tiling")
 
 
 class Backend(StrEnum):
@@ -316,8 +316,8 @@ class CardDetector:
 
     ``tiles=N`` (N >= 2) also runs the model on an N x N grid of overlapping crops, so that small corners
     in a large photo are seen at full resolution, at N * N + 1 times the cost; ``tiles=None`` (default)
-    tiles 2 x 2 only photos at least 2.5 times the model input (a 12 MP still, a 1280 px photo for the
-    512 px model), where it was measured to read far more cards; ``tiles=1`` never tiles.
+    tiles 2 x 2 only photos more than twice the model input (a 12 MP still, a 1280 px photo for the
+    576 px model), where it was measured to read more cards; ``tiles=1`` never tiles.
     """
 
     def __init__(
@@ -509,11 +509,11 @@ class CardDetector:
         return candidate_boxes(output, len(self.codes), lb, image.shape[:2], self.conf)
 
     def tiles_for(self, image_hw: tuple[int, int]) -> int:
-        """The tiling used for a photo: as given, else 2 when its long side is at least AUTO_TILE_FACTOR
+        """The tiling used for a photo: as given, else 2 when its long side is more than AUTO_TILE_FACTOR
         times the model input (its corners would shrink too much in one pass), else 1."""
         if self.tiles is not None:
             return self.tiles
-        return 2 if max(image_hw) >= AUTO_TILE_FACTOR * self.imgsz else 1
+        return 2 if max(image_hw) > AUTO_TILE_FACTOR * self.imgsz else 1
 
     def _tiled_candidates(self, image: np.ndarray, tiles: int) -> tuple[np.ndarray, np.ndarray]:
         """The whole photo, plus a ``tiles`` x ``tiles`` grid of overlapping crops seen at full scale.

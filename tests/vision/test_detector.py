@@ -304,7 +304,7 @@ def test_photos_much_bigger_than_the_model_input_are_tiled_by_default(
     assert detector.tiles_for((480, 640)) == 1 and detector.tiles_for((960, 1280)) == 2
     assert len(detector.detect(table_photo(1000, 1000))) == 5  # the photo and 4 crops
     assert len(CardDetector(model, tiles=1).detect(table_photo(1000, 1000))) == 1
-    # The 512 px model: a 1280 px webcam photo is 2.5 times its input, so it is tiled; 1152 px is not.
-    wide_model = make_model(raw_output([(160, 160, 10, 10)], [{"4C": 0.9}], anchors=4), imgsz=512)
+    # The 576 px model: a 1280 px webcam photo is 2.2 times its input, so it is tiled; 1152 px (twice) is not.
+    wide_model = make_model(raw_output([(160, 160, 10, 10)], [{"4C": 0.9}], anchors=4), imgsz=576)
     wide = CardDetector(wide_model).load()
     assert wide.tiles_for((960, 1280)) == 2 and wide.tiles_for((864, 1152)) == 1
