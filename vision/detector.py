@@ -33,7 +33,7 @@ MODEL_ENV = "TABLETALLY_MODEL"  # overrides the default ONNX model (as `tabletal
 PAD_VALUE = 114
 DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
-AUTO_TILE_FACTOR = 2.0  # measured: see docs/vision.md ("Tiling")
+AUTO_TILE_FACTOR = 2.0  # measured: see docs/vision.md ("Speed and memory", the tiling tables)
 
 
 class Backend(StrEnum):

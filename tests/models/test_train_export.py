@@ -111,7 +111,7 @@ def test_shipped_files_agree() -> None:
     assert CLASSES_JSON.is_file()
 
 
-# Rendered from a held-out design (never seen in training). The shipped model (512 px) names all 53 of
+# Rendered from a held-out design (never seen in training). The shipped model (576 px) names all 53 of
 # that deck's cards (see models/README.md); these cover every suit, rank kind and the joker.
 @pytest.mark.parametrize(
     "code",
