@@ -5,7 +5,8 @@ in all four on some decks). A card lying open usually shows more than one, so co
 with the same code whose centres lie about a card's width, height or diagonal apart, in a rectangle-like
 layout, and whose boxes have about the same size are one card. A corner without a partner is still a card
 (the others are covered). Corners with the same code that are too close or too far apart to be one card
-are two cards: games played with two packs have duplicates.
+are two cards: games played with two packs have duplicates. Cards are then grouped into hands by where
+they lie and which way they are turned (:func:`group_into_hands`).
 
 All geometry is in units of the corner box *size* ``sqrt(w * h)``, which changes little when a card is
 rotated, so the thresholds hold at any distance between camera and table.
@@ -226,40 +227,90 @@ def _card_distance(a: DetectedCard, b: DetectedCard) -> float:
     return min(_center_distance(p, q) for p in a.boxes for q in b.boxes)
 
 
-def group_into_hands(
-    cards: Sequence[DetectedCard], n_groups: int | None = None, link: float = 5.0
-) -> list[list[int]]:
-    """Cluster cards by where they lie: each cluster is one player's hand (lists of card indices).
+def card_direction(card: DetectedCard) -> float | None:
+    """The direction of the card's diagonal, in degrees from 0 to 180, or None with one corner showing.
 
-    The distance between two cards is the distance between their nearest corners. With ``n_groups`` (the
-    kiosk knows how many players laid their hands) the cards are cut into exactly that many clusters by
-    average linkage: the two clusters whose cards are nearest *on average* merge first, so one misread
-    card whose corners lie in two hands, or two hands whose nearest cards touch, do not glue whole hands
-    together as a chain of near neighbours would (single linkage). Measured with the pair measure of
-    ``python -m vision.evaluate`` (pairs of rightly read cards put together or apart as laid) on synthetic
-    tables of the held-out designs read by the stage-5 model: 0.893 against 0.862 for single
-    linkage on 300 1280x960 tables (kiosk tiling), 0.862 against 0.841 on the 640x480 validation tables,
-    0.937 against 0.920 from the true corners; the rest are hands the scenes lay touching or overlapping.
-    Fewer cards than ``n_groups`` give one cluster per card.
+    It is the line through the two corner centres that lie furthest apart. The index corners of a card
+    are opposite each other, so the diagonal turns with the card: two cards laid the same way have the
+    same direction, and a card turned by an angle has its direction turned by that angle (modulo 180).
+    """
+    centres = [box_center(b) for b in card.boxes]
+    if len(centres) < 2:
+        return None
+    _, (x0, y0), (x1, y1) = max((math.dist(p, q), p, q) for p, q in _pairs(centres))
+    return math.degrees(math.atan2(y1 - y0, x1 - x0)) % 180
+
+
+def _index_aspect(card: DetectedCard) -> float:
+    """The mean ``log(width / height)`` of the corner boxes: an upright index is tall, a turned one wide."""
+    return sum(math.log((x1 - x0) / (y1 - y0)) for x0, y0, x1, y1 in card.boxes) / len(card.boxes)
+
+
+def turn_gap(a: DetectedCard, b: DetectedCard) -> float:
+    """How differently two cards are turned, from 0 (the same way) to 1 (a right angle or more apart).
+
+    With two corners showing on both cards, the angle between their directions (:func:`card_direction`)
+    over 90 degrees. Otherwise the difference of their corner boxes' shape (:func:`_index_aspect`,
+    capped at 1): a box tells a turned index from an upright one, though not which way it is turned.
+    """
+    return _turn_gap(a, b, card_direction(a), card_direction(b))
+
+
+def _turn_gap(a: DetectedCard, b: DetectedCard, dir_a: float | None, dir_b: float | None) -> float:
+    if dir_a is not None and dir_b is not None:
+        diff = abs(dir_a - dir_b) % 180
+        return min(diff, 180 - diff) / 90
+    return min(1.0, abs(_index_aspect(a) - _index_aspect(b)))
+
+
+def group_into_hands(
+    cards: Sequence[DetectedCard], n_groups: int | None = None, link: float = 5.0, turn: float = 8.0
+) -> list[list[int]]:
+    """Cluster cards by where they lie and which way they are turned: each cluster is one player's hand.
+
+    The distance between two cards is the distance between their nearest corners plus ``turn`` corner
+    sizes times how differently they are turned (:func:`turn_gap`, 0 to 1): every player lays a hand
+    facing themselves, so two hands that touch still differ in direction, while the cards of one hand
+    (a row, a cascade, a fan of a few degrees a card) differ little. With ``n_groups`` (the kiosk knows how
+    many players laid their hands) the cards are cut into exactly that many clusters by average linkage:
+    the two clusters whose cards are nearest *on average* merge first, so one misread card whose corners
+    lie in two hands, or two hands whose nearest cards touch, do not glue whole hands together as a chain
+    of near neighbours would (single linkage). Fewer cards than ``n_groups`` give one cluster per card.
 
     Without ``n_groups`` two cards are in the same hand when a chain of cards joins them with no gap over
     ``link`` corner sizes (single linkage): in a fanned or overlapping hand the nearest corner of the next
     card is 1.4 corner sizes away (median; 95% under 3.8, measured on synthetic scenes), so hands laid
-    about a card's width apart separate. Groups come in order of their first card; indices within a group
-    ascend.
+    about a card's width apart separate, and with the turn added touching hands turned apart do too.
+    ``turn=0`` groups by position alone.
+
+    Measured with the pair measure of ``python -m vision.evaluate`` (pairs of rightly read cards put
+    together or apart as laid) on 200 synthetic 1280x960 tables of the held-out designs (seed 11, kiosk
+    tiling, the stage 15 model): with the number of hands 0.920 by position alone, 0.955 with ``turn=8``;
+    without it 0.641 and 0.907 (docs/vision.md, Hands, has the table). Groups come in order of their first
+    card; indices within a group ascend.
     """
     if n_groups is not None and n_groups < 1:
         raise ValueError(f"n_groups must be at least 1, got {n_groups}")
     if link <= 0:
         raise ValueError(f"link must be positive, got {link}")
+    if turn < 0:
+        raise ValueError(f"turn must be zero or positive, got {turn}")
     n = len(cards)
     if n == 0:
         return []
-    dist = [[_card_distance(a, b) for b in cards] for a in cards]
+    scale = corner_scale(cards)
+    dirs = [card_direction(c) for c in cards]
+    dist = [
+        [
+            _card_distance(a, b) + (turn * scale * _turn_gap(a, b, dirs[i], dirs[j]) if turn else 0.0)
+            for j, b in enumerate(cards)
+        ]
+        for i, a in enumerate(cards)
+    ]
     if n_groups is not None:
         clusters = _average_linkage(dist, min(n_groups, n))
     else:
-        clusters = _single_linkage(dist, link * corner_scale(cards))
+        clusters = _single_linkage(dist, link * scale)
     return sorted((sorted(c) for c in clusters), key=lambda g: g[0])
 
 

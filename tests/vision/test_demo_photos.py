@@ -125,15 +125,6 @@ def test_cards_read_wrongly_are_mostly_marked_uncertain(readings: list[tuple[dic
     check_or_known_shortfall(wrong == 0 or doubted >= 0.5 * wrong, measured)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "known grouping limit, measured with the stage 15 model, which reads table1.jpg card for card: its "
-        "lone JS lies about 45 px from the end of a five-card cascade, so the automatic grouping "
-        "(single linkage) puts the 12 cards in 2 hands and even the known count (average linkage, 4) cuts "
-        "the cascade instead; see docs/vision.md (Hands)"
-    ),
-)
 def test_the_hands_of_the_demo_photos_are_found(readings: list[tuple[dict[str, Any], Any]]) -> None:
     checked = right = 0
     for entry, reading in readings:

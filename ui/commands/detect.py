@@ -2,7 +2,8 @@
 
 Each IMAGE is read with the model (models/cards.onnx by default, run with ONNX Runtime): the two corner
 indices of one card count once, duplicates from a second deck count twice, and the cards are grouped
-into hands by where they lie. Doubtful cards are marked with "?" and their competing code.
+into hands by where they lie and which way they are turned. Doubtful cards are marked with "?" and
+their competing code.
 
 With --json one list is printed on standard output, one entry per photo that could be read:
 [{"image": ..., "ms": ..., "cards": [{"code", "confidence", "uncertain", "box"}], "hands": [[0, 2], [1]]}]
