@@ -34,6 +34,17 @@ PAD_VALUE = 114
 DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
 AUTO_TILE_FACTOR = 2.0  # measured: see docs/vision.md ("Speed and memory", the tiling tables)
+SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto also tiles: docs/vision.md
+
+
+def tiling(text: str) -> int | None:
+    """A tiling given as text (a command-line option): ``1`` to ``4``, or ``auto`` for None (the
+    detector decides per photo). Raises ValueError naming the text otherwise."""
+    if text == "auto":
+        return None
+    if text.isdigit() and 1 <= int(text) <= 4:
+        return int(text)
+    raise ValueError(f"tiles must be 1 to 4 or auto, got {text!r}")
 
 
 class Backend(StrEnum):
@@ -315,9 +326,11 @@ class CardDetector:
     file.
 
     ``tiles=N`` (N >= 2) also runs the model on an N x N grid of overlapping crops, so that small corners
-    in a large photo are seen at full resolution, at N * N + 1 times the cost; ``tiles=None`` (default)
-    tiles 2 x 2 only photos more than twice the model input (a 12 MP still, a 1280 px photo for the
-    576 px model), where it was measured to read more cards; ``tiles=1`` never tiles.
+    in a large photo are seen at full resolution, at N * N + 1 times the cost; ``tiles=1`` never tiles.
+    ``tiles=None`` (default) tiles 2 x 2 photos more than twice the model input (a 12 MP still, a 1280 px
+    photo for the 576 px model), and smaller photos whose corners, found in the whole photo, are small
+    in the model input (median under ``SMALL_CORNER`` pixels: a whole table or a Seep pile seen from
+    afar); both were measured to read more cards, and a close-up hand costs one pass.
     """
 
     def __init__(
@@ -496,11 +509,27 @@ class CardDetector:
         self.load()
         if self.backend is Backend.ULTRALYTICS:
             return self._detect_ultralytics(image)
-        if self.tiles_for(image.shape[:2]) == 1:
-            boxes, scores = self._candidates(image)
-        else:
-            boxes, scores = self._tiled_candidates(image, self.tiles_for(image.shape[:2]))
-        return suppress(boxes, scores, self.codes, self.iou, self.cross_iou)
+        tiles = self.tiles_for(image.shape[:2])
+        if tiles > 1:
+            return suppress(*self._tiled_candidates(image, tiles), self.codes, self.iou, self.cross_iou)
+        whole = self._candidates(image)
+        found = suppress(*whole, self.codes, self.iou, self.cross_iou)
+        if self.tiles is None and self.corners_are_small(found, image.shape[:2]):
+            return suppress(*self._tiled_candidates(image, 2, whole), self.codes, self.iou, self.cross_iou)
+        return found
+
+    def corners_are_small(self, found: list[Detection], image_hw: tuple[int, int]) -> bool:
+        """Whether the median corner box of ``found`` (detections in a photo of ``image_hw``) is under
+        ``SMALL_CORNER`` pixels (``sqrt(w * h)``) once the photo is fitted into the model input."""
+        if not found:
+            return False
+        h, w = image_hw
+        in_h, in_w = self.input_hw or rect_input_size(image_hw, self.imgsz)
+        scale = min(in_h / h, in_w / w)
+        sizes = sorted(math.sqrt((d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in found)
+        mid = len(sizes) // 2
+        median = sizes[mid] if len(sizes) % 2 else (sizes[mid - 1] + sizes[mid]) / 2
+        return median * scale < SMALL_CORNER
 
     def _candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         size = self.input_hw or rect_input_size(image.shape[:2], self.imgsz)
@@ -509,20 +538,24 @@ class CardDetector:
         return candidate_boxes(output, len(self.codes), lb, image.shape[:2], self.conf)
 
     def tiles_for(self, image_hw: tuple[int, int]) -> int:
-        """The tiling used for a photo: as given, else 2 when its long side is more than AUTO_TILE_FACTOR
-        times the model input (its corners would shrink too much in one pass), else 1."""
+        """The tiling a photo gets before anything is found in it: as given, else 2 when its long side is
+        more than AUTO_TILE_FACTOR times the model input (its corners would shrink too much in one pass),
+        else 1 (then ``detect`` still tiles 2 x 2 if the corners found are small)."""
         if self.tiles is not None:
             return self.tiles
         return 2 if max(image_hw) > AUTO_TILE_FACTOR * self.imgsz else 1
 
-    def _tiled_candidates(self, image: np.ndarray, tiles: int) -> tuple[np.ndarray, np.ndarray]:
-        """The whole photo, plus a ``tiles`` x ``tiles`` grid of overlapping crops seen at full scale.
+    def _tiled_candidates(
+        self, image: np.ndarray, tiles: int, whole: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The whole photo (``whole``: its candidates, if already found), plus a ``tiles`` x ``tiles``
+        grid of overlapping crops seen at full scale.
 
         A box that touches a crop's inner edge is dropped (its corner was cut; a neighbouring crop, or
         the whole photo, sees it whole).
         """
         height, width = image.shape[:2]
-        parts = [self._candidates(image)]
+        parts = [whole if whole is not None else self._candidates(image)]
         tile_w = math.ceil(width / (tiles - (tiles - 1) * TILE_OVERLAP))
         tile_h = math.ceil(height / (tiles - (tiles - 1) * TILE_OVERLAP))
         for y0 in tile_origins(height, tile_h, TILE_OVERLAP):

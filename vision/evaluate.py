@@ -1,7 +1,7 @@
 """Card-level accuracy of the runtime on photos with known cards, to choose settings by measurement.
 
     python -m vision.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
-                              [--tiles 1 2] [--known-hands] [--kind K ...] [--limit N]
+                              [--tiles 1 2 auto] [--known-hands] [--kind K ...] [--limit N]
 
 For every model and tiling given it reads each photo with the whole pipeline (detector, corner pairing,
 hands) and compares the physical cards with the truth as multisets of codes: cards right, extra and
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.camera import DEMO_DIR
-from vision.detector import DEFAULT_ONNX, CardDetector
+from vision.detector import DEFAULT_ONNX, CardDetector, tiling
 from vision.pipeline import read_cards
 from vision.types import VisionError
 
@@ -148,7 +148,12 @@ def main(argv: list[str] | None = None) -> int:
         "--model", type=Path, nargs="+", default=[DEFAULT_ONNX], help="ONNX models to compare"
     )
     parser.add_argument(
-        "--tiles", type=int, nargs="+", default=[1, 2], help="tilings to compare (default 1 2)"
+        "--tiles",
+        type=tiling,
+        nargs="+",
+        default=[1, 2, None],
+        help="tilings to compare: N for N x N crops (1: whole photo only), auto for the kiosk's default "
+        "(default 1 2 auto)",
     )
     parser.add_argument("--conf", type=float, help="confidence threshold (default: the model's, else 0.25)")
     parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
@@ -183,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             pairs = f"{s.pairs_agree / max(s.pairs_total, 1):.1%} of {s.pairs_total}"
             wrong = s.extra
             print(
-                f"{model.name[:24]:24} {detector.imgsz:>5} {tiles:>5} {s.right / max(total, 1):>6.1%} "
+                f"{model.name[:24]:24} {detector.imgsz:>5} {tiles or 'auto':>5} "
+                f"{s.right / max(total, 1):>6.1%} "
                 f"{s.extra:>6} {s.missing:>5} {f'{s.exact}/{s.photos}':>9} {f'{s.wrong_doubted}/{wrong}':>8} "
                 f"{f'{s.hands_right}/{s.hands_checked}':>7} "
                 f"{pairs:>13} {statistics.median(times) if times else 0:>7.1f}",

@@ -22,6 +22,9 @@ def xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, floa
 
 @pytest.fixture
 def model(make_model: Callable[..., Path]) -> Path:
+    # Its corners are small (10-15 px in the 320 px input), which the default (--tiles auto) reads again
+    # in 2 x 2 crops; this fake model answers every crop alike, so the tests that count cards read the
+    # whole photo only (--tiles 1).
     out = raw_output(
         [xywh(50, 50, 70, 80), xywh(110, 130, 130, 160), xywh(560, 380, 580, 410)],
         [{"7S": 0.92}, {"7S": 0.88}, {"QH": 0.35, "QD": 0.3}],
@@ -48,7 +51,7 @@ def test_detect_json_prints_one_entry_per_photo_in_the_issue_shape(
     model: Path, photos: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     good = str(photos["good"])
-    assert main(["detect", good, good, "--json", "--model", str(model)]) == 0
+    assert main(["detect", good, good, "--json", "--model", str(model), "--tiles", "1"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert len(result) == 2
     entry = result[0]
@@ -64,7 +67,7 @@ def test_detect_json_prints_one_entry_per_photo_in_the_issue_shape(
 def test_detect_prints_hands_and_marks_doubtful_cards_for_people(
     model: Path, photos: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["detect", str(photos["good"]), "--model", str(model), "--hands", "1"]) == 0
+    assert main(["detect", str(photos["good"]), "--model", str(model), "--hands", "1", "--tiles", "1"]) == 0
     out = capsys.readouterr().out
     assert f"{photos['good']}: 2 cards in 1 hand (640x480," in out
     assert "  hand 1: 7S 0.92, QH? 0.35 or QD 0.30" in out
@@ -132,6 +135,7 @@ def test_detect_annotate_into_an_impossible_folder_is_a_clear_error(
         (["--hands", "0"], "must be at least 1"),
         (["--conf", "2"], "strictly between 0 and 1"),
         (["--backend", "tflite"], "invalid choice: 'tflite'"),
+        (["--tiles", "5"], "tiles must be 1 to 4 or auto, got '5'"),
     ],
 )
 def test_detect_refuses_bad_options_with_a_usage_error(
@@ -141,6 +145,11 @@ def test_detect_refuses_bad_options_with_a_usage_error(
         main(["detect", "x.jpg", *argv])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_detect_tiles_only_with_the_onnx_backend(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", "x.jpg", "--backend", "ultralytics", "--tiles", "2", "--model", str(model)]) == 2
+    assert "--tiles 2 needs the onnx backend" in capsys.readouterr().err
 
 
 @pytest.mark.usefixtures("no_picamera2")

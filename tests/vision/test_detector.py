@@ -11,6 +11,7 @@ import pytest
 
 from tests.vision.helpers import raw_output, table_photo
 from vision.detector import (
+    SMALL_CORNER,
     CardDetector,
     Letterbox,
     decode_predictions,
@@ -20,7 +21,7 @@ from vision.detector import (
     rect_input_size,
     tile_origins,
 )
-from vision.types import CARD_CODES, ImageError, ModelError
+from vision.types import CARD_CODES, Detection, ImageError, ModelError
 
 # A 640x480 photo in a 320 input: scale 0.5, 40 px of padding above and below.
 LB = Letterbox(scale=0.5, pad_x=0.0, pad_y=40.0, size=(320, 320))
@@ -112,7 +113,7 @@ def test_nms_keeps_the_best_of_overlapping_boxes() -> None:
 
 def test_the_onnx_detector_finds_what_the_model_outputs(make_model: Callable[..., Path]) -> None:
     model = make_model(raw_output([to_input_xywh(100, 100, 120, 130)], [{"10C": 0.95}], anchors=20))
-    detector = CardDetector(model)
+    detector = CardDetector(model, tiles=1)  # one pass: the fake model answers every crop alike
     assert not detector.loaded
     (det,) = detector.detect(table_photo())
     assert detector.loaded and detector.imgsz == 320
@@ -264,7 +265,7 @@ def test_a_dynamic_shape_model_is_run_on_a_rect_input(make_model: Callable[..., 
 
 def test_a_fixed_rectangular_model_input_is_used_as_it_is(make_model: Callable[..., Path]) -> None:
     model = make_model(raw_output([(55, 65 + 8, 10, 15)], [{"KS": 0.9}], anchors=4), imgsz=(256, 320))
-    detector = CardDetector(model)
+    detector = CardDetector(model, tiles=1)
     (det,) = detector.detect(table_photo())
     assert detector.input_hw == (256, 320) and detector.imgsz == 320
     assert det.box == pytest.approx((100, 115, 120, 145))
@@ -282,11 +283,11 @@ def test_letterboxing_a_big_photo_averages_instead_of_skipping_pixels() -> None:
 
 def test_the_model_s_own_threshold_from_classes_json_is_the_default(make_model: Callable[..., Path]) -> None:
     model = make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.15}], anchors=4))
-    assert CardDetector(model).detect(table_photo()) == []  # 0.15 < the general default 0.25
+    assert CardDetector(model, tiles=1).detect(table_photo()) == []  # 0.15 < the general default 0.25
     (model.parent / "classes.json").write_text(json.dumps({"names": list(CARD_CODES), "conf": 0.1}))
-    detector = CardDetector(model)
+    detector = CardDetector(model, tiles=1)
     assert [d.code for d in detector.detect(table_photo())] == ["7S"] and detector.conf == 0.1
-    assert CardDetector(model, conf=0.2).detect(table_photo()) == []  # an explicit threshold wins
+    assert CardDetector(model, conf=0.2, tiles=1).detect(table_photo()) == []  # an explicit threshold wins
 
 
 def test_a_bad_threshold_in_classes_json_is_a_model_error(make_model: Callable[..., Path]) -> None:
@@ -308,3 +309,34 @@ def test_photos_much_bigger_than_the_model_input_are_tiled_by_default(
     wide_model = make_model(raw_output([(160, 160, 10, 10)], [{"4C": 0.9}], anchors=4), imgsz=576)
     wide = CardDetector(wide_model).load()
     assert wide.tiles_for((960, 1280)) == 2 and wide.tiles_for((864, 1152)) == 1
+
+
+def test_photos_whose_corners_come_out_small_are_read_again_in_crops(make_model: Callable[..., Path]) -> None:
+    # A 640x480 photo is not big enough to be tiled up front; its one corner is 12 px in the 320 px input.
+    model = make_model(raw_output([(160, 160, 10, 15)], [{"4C": 0.9}], anchors=4))
+    auto = CardDetector(model)
+    assert auto.load().tiles_for((480, 640)) == 1
+    found = auto.detect(table_photo())
+    assert len(found) > 1  # the fake model answers each crop alike: each finds "its" corner
+    assert found == CardDetector(model, tiles=2).detect(table_photo())
+    assert len(CardDetector(model, tiles=1).detect(table_photo())) == 1
+
+
+def test_photos_whose_corners_are_large_enough_are_read_in_one_pass(make_model: Callable[..., Path]) -> None:
+    model = make_model(raw_output([(160, 160, 24, 30)], [{"4C": 0.9}], anchors=4))  # 26.8 px in the input
+    assert len(CardDetector(model).detect(table_photo())) == 1
+    assert CardDetector(make_model(raw_output([], [], anchors=4))).detect(table_photo()) == []
+
+
+def test_corners_are_measured_in_model_input_pixels() -> None:
+    detector = CardDetector("unused.onnx", imgsz=640)  # not loaded: a dynamic input of long side 640
+    assert SMALL_CORNER == 24.0
+
+    def corner(side: float) -> Detection:
+        return Detection("4C", 0.9, (100.0, 100.0, 100.0 + side, 100.0 + side))
+
+    assert detector.corners_are_small([corner(20)], (480, 640))  # 20 px at scale 1
+    assert not detector.corners_are_small([corner(30)], (480, 640))
+    assert detector.corners_are_small([corner(40)], (960, 1280))  # 40 px at scale 0.5: 20
+    assert not detector.corners_are_small([corner(40), corner(60), corner(10)], (480, 640))  # median 40
+    assert not detector.corners_are_small([], (480, 640))

@@ -24,6 +24,7 @@ from typing import Any
 
 EXIT_OK = 0
 EXIT_BAD_IMAGE = 1
+EXIT_USAGE = 2  # as argparse exits for a bad option
 EXIT_BAD_MODEL = 3
 EXIT_WRITE_FAILED = 4
 
@@ -53,11 +54,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="split the cards into exactly N hands (default: by the gaps between them)",
     )
     parser.add_argument(
+        "--tiles",
+        type=_tiling,
+        default=None,
+        help="1 to 4: also read an N x N grid of crops (1: the whole photo only); default auto: large "
+        "photos, and photos whose corners come out small, are read 2 x 2 (onnx backend only)",
+    )
+    parser.add_argument(
         "--conf",
         metavar="P",
         type=_probability,
         help="minimum corner confidence, 0-1 (default: the model's, from classes.json, else 0.25)",
     )
+
+
+def _tiling(text: str) -> int | None:
+    from vision.detector import tiling
+
+    try:
+        return tiling(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive_int(text: str) -> int:
@@ -127,8 +144,11 @@ def run(args: argparse.Namespace) -> int:
     from vision.pipeline import annotate, read_cards
     from vision.types import ImageError, ModelError
 
+    if args.tiles not in (None, 1) and args.backend != "onnx":
+        _say(f"--tiles {args.tiles} needs the onnx backend: Ultralytics reads the whole photo only")
+        return EXIT_USAGE
     try:
-        detector = CardDetector(args.model, backend=args.backend, conf=args.conf)
+        detector = CardDetector(args.model, backend=args.backend, conf=args.conf, tiles=args.tiles)
         detector.load()
     except ModelError as exc:
         _say(str(exc))
