@@ -30,6 +30,7 @@ import numpy as np
 
 from models.classes import CLASSES_JSON, MODELS_DIR, load_class_names, rank_of, write_classes_json
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
+from vision.detector import tiling
 
 REPO = MODELS_DIR.parent
 DEFAULT_REAL = REPO.parent / "shared" / "realcards"
@@ -61,8 +62,8 @@ class SyntheticResult:
     worst_classes: list[dict[str, object]] = field(default_factory=list)
     conf: float = 0.0  # the threshold used (chosen on this held-out set when not given)
     conf_sweep: dict[str, float] = field(default_factory=dict)  # exact-hand rate per threshold
-    tiles: int = 1  # the extra kiosk-tiling measurement below (1: not measured)
-    tiled_exact_hand_rate: float | None = None  # the kiosk's detector with tiles x tiles crops
+    tiles: int | None = 1  # the extra kiosk-reading measurement below (1: not measured; None: auto)
+    tiled_exact_hand_rate: float | None = None  # the kiosk's detector with tiles x tiles crops (or auto)
     tiled_exact_by_kind: dict[str, float] = field(default_factory=dict)
 
 
@@ -138,7 +139,7 @@ def eval_synthetic(
     conf: float | None,
     limit: int | None,
     weights: Path | None,
-    tiles: int = 1,
+    tiles: int | None = 1,
     model: Path = SHIPPED_ONNX,
     failures: Path | None = None,
 ) -> SyntheticResult:
@@ -176,7 +177,7 @@ def eval_synthetic(
         fn += len(want - got)
     res.card_precision = tp / max(1, tp + fp)
     res.card_recall = tp / max(1, tp + fn)
-    if tiles > 1:
+    if tiles != 1:
         res.tiles = tiles
         res.tiled_exact_hand_rate, res.tiled_exact_by_kind = tiled_exact_hand(
             model, data, rows, res.conf, tiles
@@ -188,13 +189,14 @@ def eval_synthetic(
 
 
 def tiled_exact_hand(
-    model: Path, data: Path, rows: list[dict[str, object]], conf: float, tiles: int
+    model: Path, data: Path, rows: list[dict[str, object]], conf: float, tiles: int | None
 ) -> tuple[float, dict[str, float]]:
     """Exact-hand rate of the kiosk's own detector (:class:`vision.detector.CardDetector`) when it also
-    reads a ``tiles`` x ``tiles`` grid of crops at full scale, as it does for large camera stills.
+    reads a ``tiles`` x ``tiles`` grid of crops at full scale, as it does for large camera stills, or
+    (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small.
 
     The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
-    size (6-10 px at 320) rather than the model not knowing the card.
+    size rather than the model not knowing the card.
     """
     from vision.detector import CardDetector
 
@@ -362,9 +364,15 @@ def render_report(
             "",
         ]
         if synth.tiled_exact_hand_rate is not None:
+            how = (
+                "the kiosk's own reading (tiles auto: the whole photo, plus 2 x 2 crops at full scale "
+                "where its corners come out small"
+                if synth.tiles is None
+                else f"the kiosk's tiling ({synth.tiles} x {synth.tiles} crops at full scale plus the whole "
+                f"photo, as for a camera still"
+            )
             lines += [
-                f"With the kiosk's tiling ({synth.tiles} x {synth.tiles} crops at full scale plus the whole "
-                f"photo, as for a camera still; not the target's measure): exact-hand rate "
+                f"With {how}; not the target's measure): exact-hand rate "
                 f"{synth.tiled_exact_hand_rate:.3f}; by kind "
                 + ", ".join(f"{k} {v:.2f}" for k, v in synth.tiled_exact_by_kind.items()),
                 "",
@@ -418,10 +426,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="at most this many synthetic images")
     parser.add_argument(
         "--tiles",
-        type=int,
-        default=2,
-        choices=(1, 2, 3, 4),
-        help="also measure the exact-hand rate with the kiosk's N x N tiling (1: skip; default 2)",
+        type=tiling,
+        default=None,
+        help="also measure the exact-hand rate with the kiosk's detector: N x N tiling (2-4), or auto as "
+        "the kiosk reads (default); 1: skip",
     )
     parser.add_argument("--no-map", action="store_true", help="skip the Ultralytics mAP run")
     parser.add_argument("--skip-synthetic", action="store_true")

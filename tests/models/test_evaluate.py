@@ -132,3 +132,6 @@ def test_tiled_exact_hand_runs_the_kiosk_detector_on_every_photo(tmp_path: Path)
     res.tiles, res.tiled_exact_hand_rate, res.tiled_exact_by_kind = 2, rate, by_kind
     report = render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
     assert "kiosk's tiling (2 x 2 crops" in report and "exact-hand rate 0.500" in report
+    assert tiled_exact_hand(SHIPPED_ONNX, tmp_path, rows, 0.3, None) == (rate, by_kind)  # auto: one pass here
+    res.tiles = None
+    assert "kiosk's own reading (tiles auto" in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
