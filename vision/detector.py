@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import statistics
 import threading
 from dataclasses import dataclass
 from enum import StrEnum
@@ -526,9 +527,7 @@ class CardDetector:
         h, w = image_hw
         in_h, in_w = self.input_hw or rect_input_size(image_hw, self.imgsz)
         scale = min(in_h / h, in_w / w)
-        sizes = sorted(math.sqrt((d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in found)
-        mid = len(sizes) // 2
-        median = sizes[mid] if len(sizes) % 2 else (sizes[mid - 1] + sizes[mid]) / 2
+        median = statistics.median(math.sqrt((d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in found)
         return median * scale < SMALL_CORNER
 
     def _candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
