@@ -301,10 +301,7 @@ def group_into_hands(
     scale = corner_scale(cards)
     dirs = [card_direction(c) for c in cards]
     dist = [
-        [
-            _card_distance(a, b) + (turn * scale * _turn_gap(a, b, dirs[i], dirs[j]) if turn else 0.0)
-            for j, b in enumerate(cards)
-        ]
+        [_card_distance(a, b) + turn * scale * _turn_gap(a, b, dirs[i], dirs[j]) for j, b in enumerate(cards)]
         for i, a in enumerate(cards)
     ]
     if n_groups is not None:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.types import CARD_CODES, Detection, ImageError, ModelError
+from vision.types import CARD_CODES, Detection, ImageError, ModelError, box_size
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_ONNX = MODELS_DIR / "cards.onnx"
@@ -527,7 +527,7 @@ class CardDetector:
         h, w = image_hw
         in_h, in_w = self.input_hw or rect_input_size(image_hw, self.imgsz)
         scale = min(in_h / h, in_w / w)
-        median = statistics.median(math.sqrt((d.box[2] - d.box[0]) * (d.box[3] - d.box[1])) for d in found)
+        median = statistics.median(box_size(d.box) for d in found)
         return median * scale < SMALL_CORNER
 
     def _candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
