@@ -142,8 +142,9 @@ def decks_by_name() -> dict[str, Deck]:
 
 
 PROCEDURAL_PREFIX = "proc-"
-# Procedural decks drawn for training (proc-00 ... proc-63, by models.faces); models.probe uses later ones.
-PROCEDURAL_TRAINED = 64
+# Procedural decks drawn for training (proc-00 ... proc-127, by models.faces: 64 of each generation, see
+# models.procedural.SECOND_GENERATION); models.probe uses later ones.
+PROCEDURAL_TRAINED = 128
 
 
 def procedural_decks(faces_dir: Path) -> tuple[Deck, ...]:

@@ -58,6 +58,16 @@ NARROW_SHARE = 0.3  # decks whose rank glyphs are squeezed to 62-88 % of their w
 # decks reward reading the letter (held-out designs' court cards were read as another court rank 24 % of the
 # time, number cards 10 %).
 COURT_SWAP_SHARE = 0.4
+# Decks numbered from here on are the second generation (drawn after stage 16): each court card shows a
+# picture of its own, drawn for that card from any SVG training deck, of any court rank, half of them with
+# the colours turned round the hue circle, so that no picture tells the rank (the held-out designs' court
+# cards were still the weakest classes); and the joker's corner shows a star, a ringed star or a star cut
+# out of a disc in 60 % of them (the held-out decks' jokers show a ringed star), "JOKER" down the corner in
+# the rest. Every earlier deck keeps all its values: these are drawn after the others.
+SECOND_GENERATION = 64
+JOKER_MARKS = ("letters", "star", "ring", "disc")
+JOKER_MARK_SHARES = (0.4, 0.15, 0.25, 0.2)
+COURT_HUE_SHARE = 0.5
 INDEX_PAD = (0.008, 0.005)  # pad of the index box around the drawn ink, fractions of width and height
 COURT_RANKS = ("J", "Q", "K")
 # standard pip positions of the number cards: (column -1/0/1, row 0..1 from top to bottom)
@@ -282,6 +292,12 @@ class DeckStyle:
     summary: dict[str, object] = field(default_factory=dict)
     rank_xscale: float = 1.0  # every rank squeezed horizontally (1 = as the font draws it)
     court_pictures: tuple[str, str, str] = COURT_RANKS  # the picture drawn on J, Q, K: of these ranks
+    # second generation: each court card's picture drawn for that card (source deck, rank, hue) from this
+    # seed among these decks; None: the deck's ``court_source`` and ``court_pictures``
+    court_mix: int | None = None
+    court_sources: tuple[str, ...] = ()
+    joker_mark: str = "letters"  # the joker's corner: one of JOKER_MARKS
+    joker_mark_size: float = 0.1  # the mark's diameter, fraction of the card width (not for "letters")
 
     def court_picture_rank(self, rank: str) -> str:
         """The rank whose court picture the ``rank`` card shows (itself unless the deck swaps them)."""
@@ -307,9 +323,17 @@ def _near(rng: np.random.Generator, rgb: Sequence[float], spread: float) -> RGB:
 
 
 def sample_style(
-    rng: np.random.Generator, fonts: Sequence[Path], pip_fonts: Sequence[Path], sources: Sequence[str]
+    rng: np.random.Generator,
+    fonts: Sequence[Path],
+    pip_fonts: Sequence[Path],
+    sources: Sequence[str],
+    second: bool = False,
 ) -> DeckStyle:
-    """Draw a deck style; every draw is made whatever the outcome, so later draws do not shift."""
+    """Draw a deck style; every draw is made whatever the outcome, so later draws do not shift.
+
+    ``second``: a second-generation deck (own picture per court card, star marks on the joker; see
+    ``SECOND_GENERATION``); the draws for it come last, so the first generation's values are unchanged.
+    """
     aspect = float(rng.uniform(0.69, 0.72))
     cream = float(rng.uniform(0, 1) ** 2)
     paper = _near(rng, np.array([253, 253, 251]) * (1 - cream) + np.array([247, 238, 214]) * cream, 2)
@@ -385,6 +409,12 @@ def sample_style(
     swap = rng.random() < COURT_SWAP_SHARE
     step = 1 if rng.random() < 0.5 else 2
     court_pictures = tuple(COURT_RANKS[(i + step) % 3] for i in range(3)) if swap else COURT_RANKS
+    # Drawn after those: the second generation's court pictures and joker mark.
+    court_mix = int(rng.integers(1 << 30))
+    joker_mark = JOKER_MARKS[int(np.searchsorted(np.cumsum(JOKER_MARK_SHARES), rng.random(), side="right"))]
+    joker_mark_size = float(rng.uniform(0.075, 0.12))
+    if not second:
+        court_mix, joker_mark = None, "letters"
     summary = {
         "rank_font": rank_font.name,
         "index_height": round(_index_height(cap, gap, pip_h), 3),
@@ -395,7 +425,8 @@ def sample_style(
         "border": border_on,
         "beside": beside,
         "court_source": court_source,
-        "court_pictures": "".join(court_pictures),
+        "court_pictures": "".join(court_pictures) if court_mix is None else "per card",
+        "joker_mark": joker_mark,
     }
     return DeckStyle(
         aspect,
@@ -426,6 +457,10 @@ def sample_style(
         summary,
         rank_xscale,
         (court_pictures[0], court_pictures[1], court_pictures[2]),
+        court_mix,
+        tuple(sources) if court_mix is not None else (),
+        joker_mark,
+        joker_mark_size,
     )
 
 
@@ -573,6 +608,9 @@ class DeckPainter:
 
     def _joker_letters(self, layer: _Layer) -> None:
         s = self.s
+        if s.joker_mark != "letters":
+            self._joker_mark(layer)
+            return
         colour, cap, _ = s.joker
         size = max(6, int(round(cap * self.H / _cap_height(s.rank_font))))
         letters = [_text_mask(s.rank_font, size, ch) for ch in "JOKER"]
@@ -585,6 +623,33 @@ class DeckPainter:
         top = max(base for _, base in letters)
         for i, (m, base) in enumerate(letters):
             layer.paint(m, int(mx + widest / 2 - m.shape[1] / 2), my + top + i * pitch - base, colour)
+
+    def _joker_mark(self, layer: _Layer) -> None:
+        """The joker's corner as a star, a star in a ring, or a star cut out of a disc."""
+        s = self.s
+        d = max(8, int(round(s.joker_mark_size * self.W)))
+        mx, my = int(s.margin[0] * self.W), int(s.margin[1] * self.H)
+        if s.border is not None:
+            inset = int((s.border[0] + s.border[1]) * self.W + 0.018 * self.W)
+            mx, my = max(mx, inset), max(my, inset)
+        k = 4  # drawn 4x larger, then area-downscaled
+        big = d * k
+        m = np.zeros((big, big), np.uint8)
+        c = (big - 1) / 2
+        star_r = c * (1.0 if s.joker_mark == "star" else 0.62)
+        ang = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
+        rad = np.where(np.arange(10) % 2 == 0, star_r, star_r * 0.42)
+        star = np.round(np.stack([c + rad * np.cos(ang), c + rad * np.sin(ang)], 1) * 16).astype(np.int32)
+        if s.joker_mark == "disc":
+            cv2.circle(m, (int(c), int(c)), int(c), 255, -1, cv2.LINE_AA)
+            cv2.fillPoly(m, [star], 0, cv2.LINE_AA, shift=4)
+        else:
+            if s.joker_mark == "ring":
+                ring = max(k, int(round(big * 0.07)))
+                cv2.circle(m, (int(c), int(c)), int(c - ring / 2), 255, ring, cv2.LINE_AA)
+            cv2.fillPoly(m, [star], 255, cv2.LINE_AA, shift=4)
+        mask = _resize(m.astype(np.float32) / 255, d, d)
+        layer.paint(mask, mx, my, s.joker[0])
 
     def _ink_box(self, layer: _Layer) -> tuple[int, int, int, int]:
         """The ink of a layer in output pixels: x0, y0, x1, y1 (exclusive)."""
@@ -708,7 +773,7 @@ class DeckPainter:
         s = self.s
         line_rgb, lw, inset = s.frame
         x0, y0, x1, y1 = self._centre_box(inset)
-        picture = self._court_picture(s.court_picture_rank(rank) + suit)
+        picture = self._court_picture(*self.court_choice(rank, suit))
         if picture is not None:  # the frame takes the picture's shape, as large as the room allows
             ph, pw = picture.shape[:2]
             if pw / ph < (x1 - x0) / (y1 - y0):
@@ -740,11 +805,23 @@ class DeckPainter:
             )
         self._rect_line(canvas, x0, y0, x1, y1, line_rgb, lw)
 
-    def _court_picture(self, code: str) -> np.ndarray | None:
-        """The middle of ``code`` from the source SVG deck (RGB float), clear of its corner indices."""
-        if self.s.court_source is None:
+    def court_choice(self, rank: str, suit: str) -> tuple[str | None, str, float]:
+        """The picture on court card ``rank + suit``: source deck, the code it shows there, hue turn (deg)."""
+        s = self.s
+        if s.court_mix is None:
+            return s.court_source, s.court_picture_rank(rank) + suit, 0.0
+        rng = np.random.default_rng([s.court_mix, CLASS_CODES.index(rank + suit)])
+        source = s.court_sources[int(rng.integers(len(s.court_sources)))] if s.court_sources else None
+        shown = COURT_RANKS[int(rng.integers(3))]
+        hue = float(rng.uniform(40, 320)) if rng.random() < COURT_HUE_SHARE else 0.0
+        return source, shown + suit, hue
+
+    def _court_picture(self, source: str | None, code: str, hue: float = 0.0) -> np.ndarray | None:
+        """The middle of ``code`` from the SVG deck ``source`` (RGB float), clear of its corner indices;
+        ``hue``: its colours turned that many degrees round the hue circle."""
+        if source is None:
             return None
-        src_dir = self.out_dir / self.s.court_source
+        src_dir = self.out_dir / source
         img = cv2.imread(str(src_dir / f"{code}.png"), cv2.IMREAD_UNCHANGED)
         try:
             box = json.loads((src_dir / CORNERS_FILE).read_text(encoding="utf-8"))["index_box"]
@@ -758,7 +835,13 @@ class DeckPainter:
         # right of the top-left index and left of the bottom-right one (and of Dondorf's top-right one)
         cx0, cy0 = int((box[2] + 0.015) * sw), int(0.05 * sh)
         crop = rgb[cy0 : sh - cy0, cx0 : sw - cx0]
-        return crop if min(crop.shape[:2]) >= 8 else None
+        if min(crop.shape[:2]) < 8:
+            return None
+        if hue:
+            hsv = cv2.cvtColor(np.ascontiguousarray(crop / 255, dtype=np.float32), cv2.COLOR_RGB2HSV)
+            hsv[:, :, 0] = (hsv[:, :, 0] + hue) % 360
+            crop = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB) * 255
+        return crop
 
     def _joker_figure(self, canvas: np.ndarray) -> None:
         s = self.s
@@ -885,7 +968,9 @@ def court_sources(out_dir: Path) -> list[str]:
 def deck_style(
     seed: int, index: int, fonts: Sequence[Path], pip_fonts: Sequence[Path], sources: Sequence[str]
 ) -> DeckStyle:
-    return sample_style(np.random.default_rng([seed, index]), fonts, pip_fonts, sources)
+    return sample_style(
+        np.random.default_rng([seed, index]), fonts, pip_fonts, sources, second=index >= SECOND_GENERATION
+    )
 
 
 def render_deck(out_dir: Path, index: int, style: DeckStyle, width: int = FACE_WIDTH) -> str:

@@ -18,7 +18,9 @@ from models.faces import BACK, CORNERS_FILE
 from models.faces import main as faces_main
 from models.procedural import (
     COURT_RANKS,
+    JOKER_MARKS,
     LATIN_FAMILY,
+    SECOND_GENERATION,
     DeckPainter,
     FontError,
     deck_style,
@@ -26,6 +28,7 @@ from models.procedural import (
     find_fonts,
     find_pip_fonts,
     render_procedural_decks,
+    sample_style,
 )
 from models.scenes import PROCEDURAL_SHARE, FaceLibrary, SceneKind, SceneMaker
 from models.synth import split_decks
@@ -215,7 +218,7 @@ def test_no_fonts_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_some_decks_swap_their_court_pictures_round_j_q_k() -> None:
     fonts, pip_fonts = find_fonts(), find_pip_fonts()
-    styles = [deck_style(SEED, i, fonts, pip_fonts, ()) for i in range(300)]
+    styles = [sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ()) for i in range(300)]
     swapped = [s for s in styles if s.court_pictures != COURT_RANKS]
     assert 0.3 <= len(swapped) / len(styles) <= 0.5
     for s in swapped:  # every court card shows another court rank's picture
@@ -240,3 +243,64 @@ def test_a_swapped_deck_draws_the_other_ranks_picture(proc_faces: Path) -> None:
             int(v * s) for v, s in zip(plain.index_box.as_list(), (WIDTH, plain.height) * 2, strict=True)
         )
         assert np.array_equal(swapped.face(rank + "H")[y0:y1, x0:x1], plain.face(rank + "H")[y0:y1, x0:x1])
+
+
+SECOND_ONLY = ("court_mix", "court_sources", "joker_mark", "summary")
+
+
+def test_second_generation_decks_keep_every_first_generation_draw() -> None:
+    fonts, pip_fonts = find_fonts(), find_pip_fonts()
+    for i in range(20):
+        first = sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ("standard",))
+        second = sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ("standard",), second=True)
+        assert first.court_mix is None and first.joker_mark == "letters" and first.court_sources == ()
+        assert second.court_mix is not None and second.court_sources == ("standard",)
+        for name in first.__dataclass_fields__:
+            if name not in SECOND_ONLY:
+                assert getattr(first, name) == getattr(second, name), name
+    # the deck number decides the generation
+    assert deck_style(SEED, SECOND_GENERATION - 1, fonts, pip_fonts, ()).court_mix is None
+    assert deck_style(SEED, SECOND_GENERATION, fonts, pip_fonts, ()).court_mix is not None
+
+
+def test_second_generation_jokers_show_every_corner_mark() -> None:
+    fonts, pip_fonts = find_fonts(), find_pip_fonts()
+    marks = [deck_style(SEED, SECOND_GENERATION + i, fonts, pip_fonts, ()).joker_mark for i in range(200)]
+    assert set(marks) == set(JOKER_MARKS)
+    assert 0.3 <= marks.count("letters") / len(marks) <= 0.5
+
+
+@pytest.mark.parametrize("mark", [m for m in JOKER_MARKS if m != "letters"])
+def test_a_joker_mark_is_drawn_in_the_corner_inside_its_box(proc_faces: Path, mark: str) -> None:
+    style = deck_style(SEED, SECOND_GENERATION, find_fonts(), find_pip_fonts(), ["standard"])
+    painter = DeckPainter(replace(style, joker_mark=mark), WIDTH, proc_faces)
+    letters = DeckPainter(replace(style, joker_mark="letters"), WIDTH, proc_faces)
+    with_mark, without = painter.face("JK"), painter.face("JK", with_index=False)
+    ink = np.abs(with_mark[:, :, :3].astype(int) - without[:, :, :3].astype(int)).max(axis=2) > 40
+    ys, xs = np.nonzero(ink[: painter.height // 2, : WIDTH // 2])
+    assert len(xs) > 10
+    box = painter.joker_box
+    assert box.x0 * WIDTH <= xs.min() and xs.max() < box.x1 * WIDTH
+    assert box.y0 * painter.height <= ys.min() and ys.max() < box.y1 * painter.height
+    # a mark is about as wide as it is tall; "JOKER" down the corner is several times taller than wide
+    assert 0.7 <= (box.y1 - box.y0) * painter.height / ((box.x1 - box.x0) * WIDTH) <= 1.4
+    jb = letters.joker_box
+    assert (jb.y1 - jb.y0) * painter.height > 2.5 * (jb.x1 - jb.x0) * WIDTH
+
+
+def test_second_generation_court_cards_draw_each_picture_for_the_card(proc_faces: Path) -> None:
+    style = deck_style(SEED, SECOND_GENERATION + 1, find_fonts(), find_pip_fonts(), ["standard"])
+    painter = DeckPainter(style, WIDTH, proc_faces)
+    choices = {r + s: painter.court_choice(r, s) for r in COURT_RANKS for s in "SHDC"}
+    assert {source for source, _, _ in choices.values()} == {"standard"}
+    assert all(shown[-1] == code[-1] for code, (_, shown, _) in choices.items())  # the card's own suit
+    # the picture's rank is drawn per card, not per deck: the 12 cards show more than one mapping
+    assert len({(code[:-1], shown[:-1]) for code, (_, shown, _) in choices.items()}) > 3
+    assert any(hue for _, _, hue in choices.values()) and not all(hue for _, _, hue in choices.values())
+    # a turned hue changes the picture's colours (the fake source's pictures are flat colours)
+    code, (source, shown, hue) = next((c, v) for c, v in choices.items() if v[2])
+    turned, plain = painter._court_picture(source, shown, hue), painter._court_picture(source, shown)
+    assert turned is not None and plain is not None
+    assert not np.allclose(turned.mean(axis=(0, 1)), plain.mean(axis=(0, 1)), atol=5)
+    face = painter.face(code)
+    assert face.shape == (painter.height, WIDTH, 4)
