@@ -7,7 +7,7 @@ deck has one) and the back of every installed deck in :data:`models.decks.ALL_DE
 box of every face and writes ``OUT/<deck>/corners.json``. Scene synthesis only composites these PNGs, so
 thousands of photos take minutes.
 
-It then draws ``--procedural N`` procedural decks (default 64, :mod:`models.procedural`) into the same folder
+It then draws ``--procedural N`` procedural decks (default 128, :mod:`models.procedural`) into the same folder
 as ``OUT/proc-00`` ... (same files; their court pictures come from the SVG renders, so those go first).
 ``--only-procedural`` draws just those into an existing cache; ``--procedural 0`` draws none.
 """

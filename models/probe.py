@@ -7,7 +7,7 @@ names them. Decks are grouped by index shape: jumbo (index over 22.5 % of the ca
 (ranks squeezed), both, or neither; ``beside`` decks (pip right of the rank) are skipped. A probe, not a
 target: 3 decks a group by default, each a font and a style, so a group's figure says where to look.
 
-    python -m models.probe [--onnx models/cards.onnx] [--first 64] [--per-group 3] [--seed 0]
+    python -m models.probe [--onnx models/cards.onnx] [--first 128] [--per-group 3] [--seed 0]
 """
 
 from __future__ import annotations
