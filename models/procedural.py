@@ -572,6 +572,15 @@ class DeckPainter:
         return self._pip_cache[key]
 
     # -- the corner index
+    def _corner_origin(self) -> tuple[int, int]:
+        """Top-left of the corner index (drawing pixels): the deck's margins, inside its border line."""
+        s = self.s
+        mx, my = int(s.margin[0] * self.W), int(s.margin[1] * self.H)
+        if s.border is not None:
+            inset = int((s.border[0] + s.border[1]) * self.W + 0.018 * self.W)
+            mx, my = max(mx, inset), max(my, inset)
+        return mx, my
+
     def index_layer(self, code: str) -> _Layer:
         """The top-left corner index of ``code`` in the top-left region (``self.region``)."""
         s = self.s
@@ -582,10 +591,7 @@ class DeckPainter:
             return layer
         rank, suit = code[:-1], code[-1]
         colour = s.colours[suit]
-        mx, my = int(s.margin[0] * self.W), int(s.margin[1] * self.H)
-        if s.border is not None:  # inside the border line
-            inset = int((s.border[0] + s.border[1]) * self.W + 0.018 * self.W)
-            mx, my = max(mx, inset), max(my, inset)
+        mx, my = self._corner_origin()
         top_above = max(base for _, base in self.ranks.values())
         below = max(m.shape[0] - base for m, base in self.ranks.values())
         widest = max(m.shape[1] for m, _ in self.ranks.values())
@@ -614,10 +620,7 @@ class DeckPainter:
         colour, cap, _ = s.joker
         size = max(6, int(round(cap * self.H / _cap_height(s.rank_font))))
         letters = [_text_mask(s.rank_font, size, ch) for ch in "JOKER"]
-        mx, my = int(s.margin[0] * self.W), int(s.margin[1] * self.H)
-        if s.border is not None:
-            inset = int((s.border[0] + s.border[1]) * self.W + 0.018 * self.W)
-            mx, my = max(mx, inset), max(my, inset)
+        mx, my = self._corner_origin()
         widest = max(m.shape[1] for m, _ in letters)
         pitch = int(round(cap * self.H * 1.25))
         top = max(base for _, base in letters)
@@ -628,10 +631,7 @@ class DeckPainter:
         """The joker's corner as a star, a star in a ring, or a star cut out of a disc."""
         s = self.s
         d = max(8, int(round(s.joker_mark_size * self.W)))
-        mx, my = int(s.margin[0] * self.W), int(s.margin[1] * self.H)
-        if s.border is not None:
-            inset = int((s.border[0] + s.border[1]) * self.W + 0.018 * self.W)
-            mx, my = max(mx, inset), max(my, inset)
+        mx, my = self._corner_origin()
         k = 4  # drawn 4x larger, then area-downscaled
         big = d * k
         m = np.zeros((big, big), np.uint8)
