@@ -111,8 +111,8 @@ def test_shipped_files_agree() -> None:
     assert CLASSES_JSON.is_file()
 
 
-# Rendered from a held-out design (never seen in training). The shipped model (576 px) names all 53 of
-# that deck's cards (see models/README.md); these cover every suit, rank kind and the joker.
+# Rendered from a held-out design (never seen in training). The shipped model (576 px) names every card of
+# that deck (see models/README.md); these cover every suit, rank kind and the joker.
 @pytest.mark.parametrize(
     "code",
     ["AS", "4S", "8S", "9S", "10S", "JS", "QS", "KS", "AH", "3H", "10H", "JH", "QH", "KH"]
