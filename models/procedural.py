@@ -8,7 +8,9 @@ squeezed to a condensed width on a third of the decks, margins, the pip under th
 it) as a font glyph or a drawn polygon, 2- or 4-colour palettes, off-white to cream paper, borders,
 rounded corners; number cards get a real pip layout (sometimes on a coloured panel framed by a thin line),
 court cards a framed picture cut from a rendered SVG training deck's court card, the joker "JOKER"
-written down its corner and a star or a jester's hat.
+written down its corner and a star or a jester's hat. Decks from ``SECOND_GENERATION`` on pick each court
+card's picture for that card (any source deck, any court rank, some hue-turned) and often mark the joker's
+corner with a star, a ringed star or a star cut out of a disc instead of the word.
 
 ``render_procedural_decks(out_dir, count, seed)`` writes ``proc-00``, ``proc-01``, ... into ``out_dir`` in
 the format of :mod:`models.faces` (``<code>.png`` RGBA for the 52 cards and ``JK``, ``back.png``,
