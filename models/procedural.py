@@ -491,6 +491,13 @@ def _paint(canvas: np.ndarray, mask: np.ndarray, x: int, y: int, rgb: RGB) -> No
     roi[:] = roi * (1 - m) + np.asarray(rgb, np.float32) * m
 
 
+def _star(cx: float, cy: float, r: float) -> np.ndarray:
+    """A five-pointed star, point up, outer radius ``r``: polygon for OpenCV's ``shift=4`` (1/16 px)."""
+    ang = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
+    rad = np.where(np.arange(10) % 2 == 0, r, r * 0.42)
+    return np.round(np.stack([cx + rad * np.cos(ang), cy + rad * np.sin(ang)], 1) * 16).astype(np.int32)
+
+
 def _draw(canvas: np.ndarray, rgb: Sequence[float], fn: Callable[[np.ndarray], object]) -> None:
     """Blend ``rgb`` into ``canvas`` through an anti-aliased mask that ``fn`` draws (255 = ink)."""
     m = np.zeros(canvas.shape[:2], np.uint8)
@@ -589,7 +596,10 @@ class DeckPainter:
         rw, rh = self.region
         layer = _Layer(rh, rw)
         if code == JOKER:
-            self._joker_letters(layer)
+            if s.joker_mark == "letters":
+                self._joker_letters(layer)
+            else:
+                self._joker_mark(layer)
             return layer
         rank, suit = code[:-1], code[-1]
         colour = s.colours[suit]
@@ -616,9 +626,6 @@ class DeckPainter:
 
     def _joker_letters(self, layer: _Layer) -> None:
         s = self.s
-        if s.joker_mark != "letters":
-            self._joker_mark(layer)
-            return
         colour, cap, _ = s.joker
         size = max(6, int(round(cap * self.H / _cap_height(s.rank_font))))
         letters = [_text_mask(s.rank_font, size, ch) for ch in "JOKER"]
@@ -638,10 +645,7 @@ class DeckPainter:
         big = d * k
         m = np.zeros((big, big), np.uint8)
         c = (big - 1) / 2
-        star_r = c * (1.0 if s.joker_mark == "star" else 0.62)
-        ang = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
-        rad = np.where(np.arange(10) % 2 == 0, star_r, star_r * 0.42)
-        star = np.round(np.stack([c + rad * np.cos(ang), c + rad * np.sin(ang)], 1) * 16).astype(np.int32)
+        star = _star(c, c, c * (1.0 if s.joker_mark == "star" else 0.62))
         if s.joker_mark == "disc":
             cv2.circle(m, (int(c), int(c)), int(c), 255, -1, cv2.LINE_AA)
             cv2.fillPoly(m, [star], 0, cv2.LINE_AA, shift=4)
@@ -852,10 +856,7 @@ class DeckPainter:
         x0, y0, x1, y1 = self._centre_box(0.1)
         r = min((x1 - x0) / 2, (y1 - y0) / 2) * 0.85
         if figure == "star":
-            ang = np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1]
-            rad = np.where(np.arange(10) % 2 == 0, r, r * 0.42)
-            pts = np.stack([cx + rad * np.cos(ang), cy + rad * np.sin(ang)], 1)
-            poly = np.round(pts * 16).astype(np.int32)
+            poly = _star(cx, cy, r)
             ring = max(1, int(0.006 * self.W))
             _draw(canvas, colour, lambda m: cv2.fillPoly(m, [poly], 255, cv2.LINE_AA, shift=4))
             _draw(
