@@ -142,9 +142,9 @@ def decks_by_name() -> dict[str, Deck]:
 
 
 PROCEDURAL_PREFIX = "proc-"
-# Procedural decks drawn for training (proc-00 ... proc-127, by models.faces: 64 of each generation, see
+# Procedural decks drawn for training (proc-00 ... proc-191, by models.faces: 64 of each generation, see
 # models.procedural.SECOND_GENERATION); models.probe uses later ones.
-PROCEDURAL_TRAINED = 128
+PROCEDURAL_TRAINED = 192
 
 
 def procedural_decks(faces_dir: Path) -> tuple[Deck, ...]:

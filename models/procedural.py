@@ -10,7 +10,9 @@ rounded corners; number cards get a real pip layout (sometimes on a coloured pan
 court cards a framed picture cut from a rendered SVG training deck's court card, the joker "JOKER"
 written down its corner and a star or a jester's hat. Decks from ``SECOND_GENERATION`` on pick each court
 card's picture for that card (any source deck, any court rank, some hue-turned) and often mark the joker's
-corner with a star, a ringed star or a star cut out of a disc instead of the word.
+corner with a star, a ringed star or a star cut out of a disc instead of the word. Decks from
+``THIRD_GENERATION`` on often draw the court letters J, Q, K in a font of their own (not the digits'), and
+put a large pip in the court pictures' corners beside the index.
 
 ``render_procedural_decks(out_dir, count, seed)`` writes ``proc-00``, ``proc-01``, ... into ``out_dir`` in
 the format of :mod:`models.faces` (``<code>.png`` RGBA for the 52 cards and ``JK``, ``back.png``,
@@ -67,6 +69,15 @@ COURT_SWAP_SHARE = 0.4
 # out of a disc in 60 % of them (the held-out decks' jokers show a ringed star), "JOKER" down the corner in
 # the rest. Every earlier deck keeps all its values: these are drawn after the others.
 SECOND_GENERATION = 64
+# Decks numbered from here on are the third generation (drawn after stage 17): as the second, and in
+# ``COURT_FONT_SHARE`` of them the court letters J, Q and K come in a font of their own, not the digits'
+# (often condensed: the held-out decks' court letters, a condensed sans and a slab, were read as one another
+# more than any other confusion); in ``COURT_PIP_SHARE`` a large pip of the suit sits in the top-left corner
+# of each court picture (and the bottom-right one), beside the index, as on many modern decks.
+THIRD_GENERATION = 128
+COURT_FONT_SHARE = 0.6
+COURT_PIP_SHARE = 0.4
+FAINT_STYLES = ("Hairline", "Thin", "ExtraLight", "UltraLight")  # too faint for the court letters' own font
 JOKER_MARKS = ("letters", "star", "ring", "disc")
 JOKER_MARK_SHARES = (0.4, 0.15, 0.25, 0.2)
 COURT_HUE_SHARE = 0.5
@@ -300,6 +311,11 @@ class DeckStyle:
     court_sources: tuple[str, ...] = ()
     joker_mark: str = "letters"  # the joker's corner: one of JOKER_MARKS
     joker_mark_size: float = 0.1  # the mark's diameter, fraction of the card width (not for "letters")
+    # third generation: J, Q and K in this font (None: the rank font), squeezed to this width; a large pip
+    # of this height (fraction of the card height; 0: none) in the court picture's corners
+    court_font: Path | None = None
+    court_xscale: float = 1.0
+    court_pip: float = 0.0
 
     def court_picture_rank(self, rank: str) -> str:
         """The rank whose court picture the ``rank`` card shows (itself unless the deck swaps them)."""
@@ -329,13 +345,16 @@ def sample_style(
     fonts: Sequence[Path],
     pip_fonts: Sequence[Path],
     sources: Sequence[str],
-    second: bool = False,
+    generation: int = 1,
 ) -> DeckStyle:
     """Draw a deck style; every draw is made whatever the outcome, so later draws do not shift.
 
-    ``second``: a second-generation deck (own picture per court card, star marks on the joker; see
-    ``SECOND_GENERATION``); the draws for it come last, so the first generation's values are unchanged.
+    ``generation`` 2: own picture per court card, star marks on the joker (``SECOND_GENERATION``); 3: as 2,
+    and court letters in a font of their own, large pips beside the court index (``THIRD_GENERATION``). The
+    draws for each generation come after the earlier ones', so those keep their values.
     """
+    if generation not in (1, 2, 3):
+        raise ValueError(f"generation must be 1, 2 or 3, got {generation}")
     aspect = float(rng.uniform(0.69, 0.72))
     cream = float(rng.uniform(0, 1) ** 2)
     paper = _near(rng, np.array([253, 253, 251]) * (1 - cream) + np.array([247, 238, 214]) * cream, 2)
@@ -415,8 +434,22 @@ def sample_style(
     court_mix = int(rng.integers(1 << 30))
     joker_mark = JOKER_MARKS[int(np.searchsorted(np.cumsum(JOKER_MARK_SHARES), rng.random(), side="right"))]
     joker_mark_size = float(rng.uniform(0.075, 0.12))
-    if not second:
+    if generation < 2:
         court_mix, joker_mark = None, "letters"
+    # Drawn after those: the third generation's court letters and court pips.
+    court_font_pick = int(rng.integers(1 << 30))
+    court_font_on = rng.random() < COURT_FONT_SHARE
+    court_narrow = rng.random() < 0.5
+    court_x = float(rng.uniform(0.62, 0.92))
+    court_pip_on = rng.random() < COURT_PIP_SHARE
+    court_pip = float(rng.uniform(0.09, 0.15))
+    bold_enough = [f for f in upright if not any(w in f.stem for w in FAINT_STYLES)] or upright
+    court_font = _pick_font(bold_enough, court_font_pick) if court_font_on and generation >= 3 else None
+    court_xscale = court_x if court_font is not None and court_narrow else 1.0
+    if court_font is None:
+        court_xscale = rank_xscale
+    if not (court_pip_on and generation >= 3):
+        court_pip = 0.0
     summary = {
         "rank_font": rank_font.name,
         "index_height": round(_index_height(cap, gap, pip_h), 3),
@@ -429,6 +462,8 @@ def sample_style(
         "court_source": court_source,
         "court_pictures": "".join(court_pictures) if court_mix is None else "per card",
         "joker_mark": joker_mark,
+        "court_font": court_font.name if court_font else None,
+        "court_pip": court_pip > 0,
     }
     return DeckStyle(
         aspect,
@@ -463,6 +498,9 @@ def sample_style(
         tuple(sources) if court_mix is not None else (),
         joker_mark,
         joker_mark_size,
+        court_font,
+        court_xscale,
+        court_pip,
     )
 
 
@@ -562,6 +600,10 @@ class DeckPainter:
             sub = m[base - b0 : base - b0 + zero.shape[0], x : x + zero.shape[1]]
             np.maximum(sub, zero[:, : sub.shape[1]], out=sub)
             return self._narrowed(m), base
+        if rank in COURT_RANKS and s.court_font is not None:
+            size = max(6, int(round(s.cap * self.H / _cap_height(s.court_font))))
+            m, base = _text_mask(s.court_font, size, rank, self.stroke)
+            return (m if s.court_xscale == 1 else _resize(m, m.shape[1] * s.court_xscale, m.shape[0])), base
         m, base = _text_mask(s.rank_font, self.rank_size, rank, self.stroke)
         if rank == "10" and s.ten_xscale != 1:
             m = _resize(m, m.shape[1] * s.ten_xscale, m.shape[0])
@@ -791,6 +833,8 @@ class DeckPainter:
             canvas[y0:y1, x0:x1] = cv2.resize(
                 picture, (x1 - x0, y1 - y0), interpolation=cv2.INTER_CUBIC
             ).clip(0, 255)
+            if s.court_pip > 0:
+                self._court_pips(canvas, suit, x0, y0, x1, y1)
         else:  # no SVG deck rendered: a big letter and a pip
             size = max(6, int(round(0.28 * self.H / _cap_height(s.rank_font))))
             m, _ = _text_mask(s.rank_font, size, rank)
@@ -810,6 +854,17 @@ class DeckPainter:
                 colour,
             )
         self._rect_line(canvas, x0, y0, x1, y1, line_rgb, lw)
+
+    def _court_pips(self, canvas: np.ndarray, suit: str, x0: int, y0: int, x1: int, y1: int) -> None:
+        """A large pip on a patch of paper in the picture's top-left corner, turned in the bottom-right."""
+        s = self.s
+        pip = self.pip(suit, max(4, int(round(s.court_pip * self.H))))
+        ph, pw = pip.shape
+        pad = max(1, int(0.012 * self.W))
+        patch = np.ones((ph + 2 * pad, pw + 2 * pad), np.float32)
+        for m, x, y in ((pip, x0, y0), (pip[::-1, ::-1], x1 - pw - 2 * pad, y1 - ph - 2 * pad)):
+            _paint(canvas, patch, x, y, s.paper)
+            _paint(canvas, m, x + pad, y + pad, s.colours[suit])
 
     def court_choice(self, rank: str, suit: str) -> tuple[str | None, str, float]:
         """The picture on court card ``rank + suit``: source deck, the code it shows there, hue turn (deg)."""
@@ -972,7 +1027,11 @@ def deck_style(
     seed: int, index: int, fonts: Sequence[Path], pip_fonts: Sequence[Path], sources: Sequence[str]
 ) -> DeckStyle:
     return sample_style(
-        np.random.default_rng([seed, index]), fonts, pip_fonts, sources, second=index >= SECOND_GENERATION
+        np.random.default_rng([seed, index]),
+        fonts,
+        pip_fonts,
+        sources,
+        generation=1 + (index >= SECOND_GENERATION) + (index >= THIRD_GENERATION),
     )
 
 

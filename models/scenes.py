@@ -26,7 +26,7 @@ MIN_VISIBLE = 0.7  # fraction of a corner-index quadrilateral that must be visib
 MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction of the image height
 # Share of the scenes (deck draws) that use a procedural deck when the library has both kinds: the 17 SVG
 # designs keep most of the draws, the many procedural designs add index fonts and layouts.
-PROCEDURAL_SHARE = 0.4
+PROCEDURAL_SHARE = 0.5
 # Share of the training scenes with cards (hands, tables, Seep rows, scatters, negatives) in which a player's
 # hand reaches in over the cards (models.textures.draw_hand). The held-out split has none unless asked
 # (models.synth --hand-share), so it stays the same photos as before hands existed.

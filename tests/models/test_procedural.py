@@ -17,10 +17,14 @@ from models.decks import ALL_DECKS, Family, Split, procedural_decks
 from models.faces import BACK, CORNERS_FILE
 from models.faces import main as faces_main
 from models.procedural import (
+    COURT_FONT_SHARE,
+    COURT_PIP_SHARE,
     COURT_RANKS,
+    FAINT_STYLES,
     JOKER_MARKS,
     LATIN_FAMILY,
     SECOND_GENERATION,
+    THIRD_GENERATION,
     DeckPainter,
     FontError,
     deck_style,
@@ -252,7 +256,7 @@ def test_second_generation_decks_keep_every_first_generation_draw() -> None:
     fonts, pip_fonts = find_fonts(), find_pip_fonts()
     for i in range(20):
         first = sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ("standard",))
-        second = sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ("standard",), second=True)
+        second = sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ("standard",), generation=2)
         assert first.court_mix is None and first.joker_mark == "letters" and first.court_sources == ()
         assert second.court_mix is not None and second.court_sources == ("standard",)
         for name in first.__dataclass_fields__:
@@ -304,3 +308,66 @@ def test_second_generation_court_cards_draw_each_picture_for_the_card(proc_faces
     assert not np.allclose(turned.mean(axis=(0, 1)), plain.mean(axis=(0, 1)), atol=5)
     face = painter.face(code)
     assert face.shape == (painter.height, WIDTH, 4)
+
+
+THIRD_ONLY = ("court_font", "court_xscale", "court_pip", "summary")
+
+
+def test_third_generation_decks_keep_every_second_generation_draw() -> None:
+    fonts, pip_fonts = find_fonts(), find_pip_fonts()
+    for i in range(20):
+        second = sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ("standard",), generation=2)
+        third = sample_style(np.random.default_rng([SEED, i]), fonts, pip_fonts, ("standard",), generation=3)
+        assert second.court_font is None and second.court_pip == 0
+        assert second.court_xscale == second.rank_xscale
+        for name in second.__dataclass_fields__:
+            if name not in THIRD_ONLY:
+                assert getattr(second, name) == getattr(third, name), name
+    assert deck_style(SEED, THIRD_GENERATION - 1, fonts, pip_fonts, ()).summary["court_font"] is None
+    with pytest.raises(ValueError, match="generation must be 1, 2 or 3, got 4"):
+        sample_style(np.random.default_rng(0), fonts, pip_fonts, (), generation=4)
+
+
+def test_third_generation_draws_court_fonts_and_pips_in_their_shares() -> None:
+    fonts, pip_fonts = find_fonts(), find_pip_fonts()
+    styles = [deck_style(SEED, THIRD_GENERATION + i, fonts, pip_fonts, ()) for i in range(300)]
+    own_font = [s for s in styles if s.court_font is not None]
+    assert abs(len(own_font) / len(styles) - COURT_FONT_SHARE) < 0.08
+    assert abs(sum(s.court_pip > 0 for s in styles) / len(styles) - COURT_PIP_SHARE) < 0.08
+    assert all(0.09 <= s.court_pip <= 0.15 for s in styles if s.court_pip)
+    assert len({s.court_font for s in own_font}) > 30  # many fonts, and never a hairline one
+    assert not any(w in s.court_font.stem for s in own_font for w in FAINT_STYLES if s.court_font)
+    assert any(s.court_xscale < 1 for s in own_font) and any(s.court_xscale == 1 for s in own_font)
+
+
+def test_court_letters_in_their_own_font_change_only_the_court_index(proc_faces: Path) -> None:
+    fonts, pip_fonts = find_fonts(), find_pip_fonts()
+    style = replace(deck_style(SEED, THIRD_GENERATION, fonts, pip_fonts, ["standard"]), court_pip=0.0)
+    other = next(f for f in fonts if f.stem.startswith("DejaVuSerif") and f != style.rank_font)
+    own = DeckPainter(replace(style, court_font=other, court_xscale=0.7), WIDTH, proc_faces)
+    plain = DeckPainter(replace(style, court_font=None), WIDTH, proc_faces)
+    for rank in ("A", "7", "10"):
+        assert np.array_equal(own.ranks[rank][0], plain.ranks[rank][0])
+    for rank in COURT_RANKS:
+        assert not np.array_equal(own.ranks[rank][0], plain.ranks[rank][0])
+    # the court letters' index boxes are measured from their own ink, and stay within the corner
+    for code in ("JH", "QS", "KD"):
+        box = own.card_boxes[code]
+        assert box != plain.card_boxes[code] and box[2] < 0.5 and box[3] < 0.5
+
+
+def test_a_court_pip_sits_in_the_picture_corners_not_in_the_index(proc_faces: Path) -> None:
+    style = deck_style(SEED, THIRD_GENERATION, find_fonts(), find_pip_fonts(), ["standard"])
+    with_pip = DeckPainter(replace(style, court_pip=0.12), WIDTH, proc_faces)
+    without = DeckPainter(replace(style, court_pip=0.0), WIDTH, proc_faces)
+    assert with_pip.card_boxes == without.card_boxes
+    a, b = with_pip.face("KH"), without.face("KH")
+    changed = np.abs(a[:, :, :3].astype(int) - b[:, :, :3].astype(int)).max(axis=2) > 40
+    ys, xs = np.nonzero(changed)
+    assert len(xs) > 50
+    # right of the top-left index column, in both corners of the picture (rotational symmetry)
+    assert xs.min() >= with_pip.index_box.x1 * WIDTH
+    h = with_pip.height
+    assert (ys < h / 2).any() and (ys > h / 2).any()
+    # number cards have no court pip
+    assert np.array_equal(with_pip.face("7H"), without.face("7H"))
