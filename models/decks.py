@@ -143,7 +143,7 @@ def decks_by_name() -> dict[str, Deck]:
 
 PROCEDURAL_PREFIX = "proc-"
 # Procedural decks drawn for training (proc-00 ... proc-191, by models.faces: 64 of each generation, see
-# models.procedural.SECOND_GENERATION); models.probe uses later ones.
+# models.procedural.SECOND_GENERATION and THIRD_GENERATION); models.probe uses later ones.
 PROCEDURAL_TRAINED = 192
 
 
