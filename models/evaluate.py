@@ -4,8 +4,9 @@ Prints and writes ``OUT/report.md`` and ``OUT/report.json`` with:
 
 * held-out synthetic designs (the ``val`` split of a dataset from :mod:`models.synth`): mAP50 and mAP50-95
   (Ultralytics validation of ``cards.pt``), the exact-hand rate (per image, the set of cards read by the ONNX
-  model equals the truth; the corners of one card count once) and per-class precision/recall of the worst
-  classes;
+  model equals the truth; the corners of one card count once), per-class precision/recall of the worst
+  classes, and what became of each labelled corner index (read right, as another rank, with another suit,
+  missed) with the most common confusions;
 * real photos (``../shared/realcards``): card accuracy (top detection's code vs the truth) on
   ``ivr_edinburgh`` and ``kaggle_cards53``, and on ``edje_pinochle/train`` the rank recall (a detection of the
   right rank centred inside the labelled card) and false detections per image;
@@ -28,9 +29,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.classes import CLASSES_JSON, MODELS_DIR, load_class_names, rank_of, write_classes_json
+from models.classes import (
+    CLASS_CODES,
+    CLASSES_JSON,
+    MODELS_DIR,
+    load_class_names,
+    rank_of,
+    write_classes_json,
+)
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
-from vision.detector import tiling
+from vision.detector import box_iou_one, tiling
 
 REPO = MODELS_DIR.parent
 DEFAULT_REAL = REPO.parent / "shared" / "realcards"
@@ -65,6 +73,65 @@ class SyntheticResult:
     tiles: int | None = 1  # the extra kiosk-reading measurement below (1: not measured; None: auto)
     tiled_exact_hand_rate: float | None = None  # the kiosk's detector with tiles x tiles crops (or auto)
     tiled_exact_by_kind: dict[str, float] = field(default_factory=dict)
+    corners: CornerReads | None = None  # each labelled corner index: read right, as another card, missed
+
+
+CORNER_IOU = 0.3  # a detection reads a labelled corner when their boxes overlap at least this much
+Corner = tuple[str, tuple[float, float, float, float]]  # card code, x0, y0, x1, y1 in pixels
+
+
+@dataclass
+class CornerReads:
+    """What became of every labelled corner index of the held-out photos (from ``labels/val``)."""
+
+    corners: int = 0
+    right: int = 0
+    missed: int = 0  # no detection overlaps it by CORNER_IOU
+    confusions: Counter[str] = field(default_factory=Counter)  # "truth->read", e.g. "QH->KH"
+
+    @property
+    def other_rank(self) -> int:
+        """Corners read as another rank (the suit may be right or wrong)."""
+        return sum(
+            n for k, n in self.confusions.items() if rank_of(k.split("->")[0]) != rank_of(k.split("->")[1])
+        )
+
+    @property
+    def other_suit(self) -> int:
+        """Corners read with the right rank and the wrong suit."""
+        return sum(self.confusions.values()) - self.other_rank
+
+    def add(self, truth: list[Corner], dets: list[Detection]) -> None:
+        """Match each labelled corner (code, pixel box) with the detection overlapping it most."""
+        boxes = np.array([[d.x0, d.y0, d.x1, d.y1] for d in dets], np.float64).reshape(-1, 4)
+        for code, box in truth:
+            self.corners += 1
+            ious = box_iou_one(np.asarray(box, np.float64), boxes)
+            best = int(ious.argmax()) if len(ious) else -1
+            if best < 0 or ious[best] < CORNER_IOU:
+                self.missed += 1
+            elif dets[best].code == code:
+                self.right += 1
+            else:
+                self.confusions[f"{code}->{dets[best].code}"] += 1
+
+
+def read_yolo_labels(path: Path, width: int, height: int) -> list[Corner]:
+    """The corner boxes of a YOLO label file, in pixels of a ``width`` x ``height`` photo; [] if none."""
+    if not path.is_file():
+        return []
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            cls, cx, cy, w, h = line.split()
+            code = CLASS_CODES[int(cls)]
+            x, y, bw, bh = float(cx) * width, float(cy) * height, float(w) * width, float(h) * height
+        except (ValueError, IndexError) as exc:
+            raise EvalError(f"{path}:{n}: not a YOLO label line ({line!r})") from exc
+        out.append((code, (x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2)))
+    return out
 
 
 @dataclass
@@ -152,10 +219,11 @@ def eval_synthetic(
         rows = rows[:limit]
     res = SyntheticResult(images=len(rows))
     thresholds = CONF_SWEEP if conf is None else (conf,)
-    all_dets = []
+    all_dets, shapes = [], []
     for row in rows:
         img = _read(data / "images" / "val" / row["image"])
         all_dets.append(det.detect(img, conf=min(thresholds)))
+        shapes.append(img.shape[:2])
     for t in thresholds:
         rate, _ = _exact_hand(rows, [set(cards_read([d for d in dets if d.score >= t])) for dets in all_dets])
         res.conf_sweep[str(t)] = round(rate, 4)
@@ -165,6 +233,11 @@ def eval_synthetic(
     res.exact_hand_rate, res.exact_by_kind = _exact_hand(rows, reads)
     tp = fp = fn = 0
     shown = 0
+    labels = data / "labels" / "val"
+    if labels.is_dir():
+        res.corners = CornerReads()
+        for row, dets, (h, w) in zip(rows, kept, shapes, strict=True):
+            res.corners.add(read_yolo_labels(labels / f"{Path(row['image']).stem}.txt", w, h), dets)
     for row, dets, got in zip(rows, kept, reads, strict=True):
         want = set(row["cards"])
         if got != want and failures is not None and shown < 12:
@@ -375,6 +448,17 @@ def render_report(
                 f"With {how}; not the target's measure): exact-hand rate "
                 f"{synth.tiled_exact_hand_rate:.3f}; by kind "
                 + ", ".join(f"{k} {v:.2f}" for k, v in synth.tiled_exact_by_kind.items()),
+                "",
+            ]
+        c = synth.corners
+        if c is not None and c.corners:
+            top = ", ".join(f"{k} {n}" for k, n in c.confusions.most_common(12))
+            lines += [
+                f"Corner indices ({c.corners} labelled): read right {c.right / c.corners:.3f}, as another "
+                f"rank {c.other_rank / c.corners:.3f}, right rank and another suit "
+                f"{c.other_suit / c.corners:.3f}, missed {c.missed / c.corners:.3f} (no detection "
+                f"overlapping it by IoU {CORNER_IOU}). Most common confusions (truth->read): "
+                f"{top or 'none'}.",
                 "",
             ]
         if synth.worst_classes:

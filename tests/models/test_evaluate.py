@@ -9,7 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from models.evaluate import EvalError, eval_pinochle, eval_single_card, eval_synthetic, render_report
+from models.classes import CLASS_INDEX
+from models.evaluate import (
+    EvalError,
+    eval_pinochle,
+    eval_single_card,
+    eval_synthetic,
+    read_yolo_labels,
+    render_report,
+)
 from models.onnx_detect import Detection
 
 
@@ -135,3 +143,50 @@ def test_tiled_exact_hand_runs_the_kiosk_detector_on_every_photo(tmp_path: Path)
     assert tiled_exact_hand(SHIPPED_ONNX, tmp_path, rows, 0.3, None) == (rate, by_kind)  # auto: one pass here
     res.tiles = None
     assert "kiosk's own reading (tiles auto" in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
+
+
+def _label(code: str, x0: float, y0: float, x1: float, y1: float, w: int, h: int) -> str:
+    return f"{CLASS_INDEX[code]} {(x0 + x1) / 2 / w} {(y0 + y1) / 2 / h} {(x1 - x0) / w} {(y1 - y0) / h}"
+
+
+def test_corner_reads_count_right_confused_and_missed_corners(tmp_path: Path) -> None:
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "labels" / "val").mkdir(parents=True)
+    (tmp_path / "truth").mkdir()
+    rows = [{"image": "a.jpg", "cards": ["QH", "7S", "AC", "2D"], "kind": "table"}]
+    (tmp_path / "truth" / "val.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    cv2.imwrite(str(tmp_path / "images" / "val" / "a.jpg"), np.zeros((100, 200, 3), np.uint8))
+    boxes = {
+        "QH": (10, 10, 20, 25),
+        "7S": (50, 10, 60, 25),
+        "AC": (90, 10, 100, 25),
+        "2D": (150, 60, 160, 75),
+    }
+    lines = [_label(code, *box, 200, 100) for code, box in boxes.items()]
+    (tmp_path / "labels" / "val" / "a.txt").write_text("\n".join(lines) + "\n")
+    det = ScriptedDetector(
+        {
+            200: [
+                _det("KH", 10, 10, 20, 25),  # another rank
+                _det("7S", 51, 11, 60, 25),  # right
+                _det("AS", 90, 10, 100, 25),  # right rank, another suit
+                _det("2D", 100, 60, 110, 75),  # far from the 2D corner: that one is missed
+            ]
+        }
+    )
+    res = eval_synthetic(det, tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+    c = res.corners
+    assert c is not None
+    assert (c.corners, c.right, c.missed, c.other_rank, c.other_suit) == (4, 1, 1, 1, 1)
+    assert c.confusions == {"QH->KH": 1, "AC->AS": 1}
+    report = render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
+    assert "Corner indices (4 labelled): read right 0.250, as another rank 0.250" in report
+    assert "missed 0.250" in report and "QH->KH 1" in report
+
+
+def test_a_malformed_label_line_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_text("0 0.5 0.5 0.1 0.1\n99 0.5 0.5 0.1 0.1\n")
+    with pytest.raises(EvalError, match=r"a.txt:2: not a YOLO label line"):
+        read_yolo_labels(path, 100, 100)
+    assert read_yolo_labels(tmp_path / "none.txt", 100, 100) == []
