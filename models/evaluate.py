@@ -87,7 +87,8 @@ class CornerReads:
     corners: int = 0
     right: int = 0
     missed: int = 0  # no detection overlaps it by CORNER_IOU
-    confusions: Counter[str] = field(default_factory=Counter)  # "truth->read", e.g. "QH->KH"
+    confusions: dict[str, int] = field(default_factory=dict)  # "truth->read", e.g. "QH->KH"; a plain
+    # dict, not a Counter: dataclasses.asdict rebuilds a Counter from its (key, count) pairs as keys
 
     @property
     def other_rank(self) -> int:
@@ -113,7 +114,12 @@ class CornerReads:
             elif dets[best].code == code:
                 self.right += 1
             else:
-                self.confusions[f"{code}->{dets[best].code}"] += 1
+                key = f"{code}->{dets[best].code}"
+                self.confusions[key] = self.confusions.get(key, 0) + 1
+
+    def most_common(self, n: int) -> list[tuple[str, int]]:
+        """The ``n`` most frequent confusions, most frequent first."""
+        return sorted(self.confusions.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
 
 
 def read_yolo_labels(path: Path, width: int, height: int) -> list[Corner]:
@@ -452,7 +458,7 @@ def render_report(
             ]
         c = synth.corners
         if c is not None and c.corners:
-            top = ", ".join(f"{k} {n}" for k, n in c.confusions.most_common(12))
+            top = ", ".join(f"{k} {n}" for k, n in c.most_common(12))
             lines += [
                 f"Corner indices ({c.corners} labelled): read right {c.right / c.corners:.3f}, as another "
                 f"rank {c.other_rank / c.corners:.3f}, right rank and another suit "

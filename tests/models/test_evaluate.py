@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import cv2
@@ -178,7 +179,8 @@ def test_corner_reads_count_right_confused_and_missed_corners(tmp_path: Path) ->
     c = res.corners
     assert c is not None
     assert (c.corners, c.right, c.missed, c.other_rank, c.other_suit) == (4, 1, 1, 1, 1)
-    assert c.confusions == {"QH->KH": 1, "AC->AS": 1}
+    assert c.confusions == {"QH->KH": 1, "AC->AS": 1} and c.most_common(1) == [("AC->AS", 1)]
+    assert json.loads(json.dumps(asdict(res)))["corners"]["confusions"] == {"QH->KH": 1, "AC->AS": 1}
     report = render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
     assert "Corner indices (4 labelled): read right 0.250, as another rank 0.250" in report
     assert "missed 0.250" in report and "QH->KH 1" in report
