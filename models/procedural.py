@@ -445,9 +445,8 @@ def sample_style(
     court_pip = float(rng.uniform(0.09, 0.15))
     bold_enough = [f for f in upright if not any(w in f.stem for w in FAINT_STYLES)] or upright
     court_font = _pick_font(bold_enough, court_font_pick) if court_font_on and generation >= 3 else None
-    court_xscale = court_x if court_font is not None and court_narrow else 1.0
-    if court_font is None:
-        court_xscale = rank_xscale
+    narrow_court = court_x if court_narrow else 1.0
+    court_xscale = rank_xscale if court_font is None else narrow_court  # None: drawn as the other ranks
     if not (court_pip_on and generation >= 3):
         court_pip = 0.0
     summary = {
