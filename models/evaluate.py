@@ -93,9 +93,8 @@ class CornerReads:
     @property
     def other_rank(self) -> int:
         """Corners read as another rank (the suit may be right or wrong)."""
-        return sum(
-            n for k, n in self.confusions.items() if rank_of(k.split("->")[0]) != rank_of(k.split("->")[1])
-        )
+        pairs = ((key.split("->"), n) for key, n in self.confusions.items())
+        return sum(n for (truth, read), n in pairs if rank_of(truth) != rank_of(read))
 
     @property
     def other_suit(self) -> int:

@@ -598,18 +598,20 @@ class DeckPainter:
             x = max(0, one.shape[1] + gap)
             sub = m[base - b0 : base - b0 + zero.shape[0], x : x + zero.shape[1]]
             np.maximum(sub, zero[:, : sub.shape[1]], out=sub)
-            return self._narrowed(m), base
+            return self._narrowed(m, s.rank_xscale), base
         if rank in COURT_RANKS and s.court_font is not None:
             size = max(6, int(round(s.cap * self.H / _cap_height(s.court_font))))
             m, base = _text_mask(s.court_font, size, rank, self.stroke)
-            return (m if s.court_xscale == 1 else _resize(m, m.shape[1] * s.court_xscale, m.shape[0])), base
+            return self._narrowed(m, s.court_xscale), base
         m, base = _text_mask(s.rank_font, self.rank_size, rank, self.stroke)
         if rank == "10" and s.ten_xscale != 1:
             m = _resize(m, m.shape[1] * s.ten_xscale, m.shape[0])
-        return self._narrowed(m), base
+        return self._narrowed(m, s.rank_xscale), base
 
-    def _narrowed(self, m: np.ndarray) -> np.ndarray:
-        return m if self.s.rank_xscale == 1 else _resize(m, m.shape[1] * self.s.rank_xscale, m.shape[0])
+    @staticmethod
+    def _narrowed(m: np.ndarray, xscale: float) -> np.ndarray:
+        """``m`` squeezed horizontally to ``xscale`` of its width (1: as it is)."""
+        return m if xscale == 1 else _resize(m, m.shape[1] * xscale, m.shape[0])
 
     def pip(self, suit: str, h: int) -> np.ndarray:
         key = (suit, h)

@@ -24,8 +24,8 @@ from models.textures import Rng, camera, draw_clutter, draw_hand, random_perspec
 
 MIN_VISIBLE = 0.7  # fraction of a corner-index quadrilateral that must be visible (in frame, uncovered)
 MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction of the image height
-# Share of the scenes (deck draws) that use a procedural deck when the library has both kinds: the 17 SVG
-# designs keep most of the draws, the many procedural designs add index fonts and layouts.
+# Share of the scenes (deck draws) that use a procedural deck when the library has both kinds: the SVG
+# designs keep the other half of the draws, the many procedural designs add index fonts and layouts.
 PROCEDURAL_SHARE = 0.5
 # Share of the training scenes with cards (hands, tables, Seep rows, scatters, negatives) in which a player's
 # hand reaches in over the cards (models.textures.draw_hand). The held-out split has none unless asked
