@@ -386,15 +386,16 @@ class RulesSheet(Sheet):
             row = hbox(size_hint_y=None, height=TOUCH)
             row.add_widget(Lbl("Decks", "m"))
             auto = self.form.default_decks()
-            for value, text in ((None, f"Auto ({auto})"), (1, "1"), (2, "2"), (3, "3")):
+            choices: list[tuple[int | None, str]] = [(None, f"Auto ({auto})"), (1, "1"), (2, "2"), (3, "3")]
+            for decks, text in choices:
                 row.add_widget(
                     Btn(
                         text,
-                        lambda v=value: self._decks(v),
-                        role="selected" if self.form.decks == value else "quiet",
-                        name=f"decks-{value}",
+                        lambda v=decks: self._decks(v),
+                        role="selected" if self.form.decks == decks else "quiet",
+                        name=f"decks-{decks}",
                         size_hint_x=None,
-                        width=dp(96 if value is None else 60),
+                        width=dp(96 if decks is None else 60),
                     )
                 )
             self.rows.add_widget(row)

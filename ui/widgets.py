@@ -84,7 +84,7 @@ def font(size: str = "m") -> float:
     """Font sizes in px, scaled to the shorter side of the window (480 px on the 7-inch screen)."""
     base = min(Window.width, Window.height) / 480.0
     px = {"xs": 17, "s": 20, "m": 24, "l": 30, "xl": 40, "xxl": 56}[size]
-    return max(14.0, px * min(base, 1.2))
+    return max(14.0, px * min(float(base), 1.2))
 
 
 class Lbl(Label):
@@ -353,7 +353,7 @@ class PhotoView(Widget):
             self._labels.append(tag)
         wanted = []
         for text, gx, gy in self.groups:
-            x, y, _, _ = self.to_screen((gx, gy, gx, gy))
+            x, y = self.to_screen((gx, gy, gx, gy))[:2]
             tw, th = font("m") * (len(text) * 0.62 + 1.2), font("m") * 1.6
             wanted.append((x - tw / 2, y, tw, th))
         spread = spread_tags(wanted, (self.x, self.y, self.width, self.height), gap=dp(2))

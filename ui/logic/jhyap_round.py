@@ -112,7 +112,7 @@ class JhyapRoundFlow:
         self.message = scan.error
         if scan.camera_failed:
             return  # no photo: keep whatever the round had; the screen offers a retry
-        meta = {
+        meta: dict[str, Any] = {
             "scan_id": scan_id,
             "photo": photo,
             "width": scan.width,

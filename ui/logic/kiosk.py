@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from scorer.cards import ScorerError
 from ui.logic import boards, games
 from ui.logic.jhyap_round import JhyapRoundFlow
 from ui.logic.new_game import NewGameForm
@@ -99,7 +100,7 @@ class Kiosk:
                     self.flow = self._flow_from(flow_data)
                 else:
                     self._new_flow()
-            except (games.ScorerError, KeyError, ValueError, TypeError):
+            except (ScorerError, KeyError, ValueError, TypeError):
                 self._new_flow()  # a draft that no longer fits the log: start the round afresh
             self.screen = draft.screen if draft.screen in (ROUND, RESULT) else ROUND
             position = state.get("result_position")
