@@ -15,6 +15,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
 
@@ -32,9 +33,9 @@ DEMOS: tuple[tuple[str, SceneKind], ...] = (
 )
 
 
-def write_demos(out: Path, faces: Path = DEFAULT_FACES, seed: int = 2024) -> dict[str, dict[str, object]]:
+def write_demos(out: Path, faces: Path = DEFAULT_FACES, seed: int = 2024) -> dict[str, dict[str, Any]]:
     out.mkdir(parents=True, exist_ok=True)
-    truth: dict[str, dict[str, object]] = {}
+    truth: dict[str, dict[str, Any]] = {}
     index = 0
     for name, kind in DEMOS:
         while True:

@@ -25,6 +25,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -320,7 +321,7 @@ def eval_single_card(
     shown = 0
     for row in rows:
         img = _read(real / str(row["file"]))
-        truth = row["cards"][0]
+        truth = str(cast(list[str], row["cards"])[0])
         dets = det.detect(img, conf=conf)
         top = dets[0].code if dets else None
         if top is None:
@@ -358,7 +359,7 @@ def eval_pinochle(det: OnnxCardDetector, real: Path, conf: float, failures: Path
     for row in rows:
         img = _read(real / str(row["file"]))
         dets = det.detect(img, conf=conf)
-        boxes = row.get("boxes") or []
+        boxes = cast(list[dict[str, Any]], row.get("boxes") or [])
         matched = [False] * len(boxes)
         for d in dets:
             cx, cy = (d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2
