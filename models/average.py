@@ -59,8 +59,7 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, object]:
             if state.keys() != first.keys() or any(state[k].shape != first[k].shape for k in first):
                 raise AverageError(f"{path} is a different model from {paths[0]}: its parameters differ")
         states.append(state)
-    if model is None:
-        raise AverageError("no checkpoints to average")
+    assert model is not None  # at least two checkpoints were loaded (checked above)
     # ckpt, key and model are now the last checkpoint's: its metadata and structure carry the average
     mean = {
         k: (sum(s[k] for s in states) / len(states)) if v.is_floating_point() else v

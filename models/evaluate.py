@@ -321,7 +321,7 @@ def eval_single_card(
     shown = 0
     for row in rows:
         img = _read(real / str(row["file"]))
-        truth = str(cast(list[str], row["cards"])[0])
+        truth = cast(list[str], row["cards"])[0]
         dets = det.detect(img, conf=conf)
         top = dets[0].code if dets else None
         if top is None:
