@@ -39,7 +39,7 @@ from models.classes import (
     write_classes_json,
 )
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
-from vision.detector import box_iou_one, tiling
+from vision.detector import DEFAULT_ROTATIONS, TILE_ROTATIONS, box_iou_one, rotations_from, tiling
 
 REPO = MODELS_DIR.parent
 DEFAULT_REAL = REPO.parent / "shared" / "realcards"
@@ -74,6 +74,7 @@ class SyntheticResult:
     tiles: int | None = 1  # the extra kiosk-reading measurement below (1: not measured; None: auto)
     tiled_exact_hand_rate: float | None = None  # the kiosk's detector with tiles x tiles crops (or auto)
     tiled_exact_by_kind: dict[str, float] = field(default_factory=dict)
+    rotations: int = 1  # quarter turns per view in that measurement (the kiosk's detector, see vision)
     corners: CornerReads | None = None  # each labelled corner index: read right, as another card, missed
 
 
@@ -215,6 +216,7 @@ def eval_synthetic(
     tiles: int | None = 1,
     model: Path = SHIPPED_ONNX,
     failures: Path | None = None,
+    rotations: int = 1,
 ) -> SyntheticResult:
     """Held-out synthetic metrics; ``conf=None`` picks the threshold with the best exact-hand rate."""
     truth_file = data / "truth" / "val.jsonl"
@@ -256,10 +258,10 @@ def eval_synthetic(
         fn += len(want - got)
     res.card_precision = tp / max(1, tp + fp)
     res.card_recall = tp / max(1, tp + fn)
-    if tiles != 1:
-        res.tiles = tiles
+    if tiles != 1 or rotations != 1:
+        res.tiles, res.rotations = tiles, rotations
         res.tiled_exact_hand_rate, res.tiled_exact_by_kind = tiled_exact_hand(
-            model, data, rows, res.conf, tiles
+            model, data, rows, res.conf, tiles, rotations
         )
     if weights is not None and weights.is_file():
         res.map50, res.map50_95, per_class = ultralytics_map(weights, data / "data.yaml", det.size)
@@ -268,18 +270,24 @@ def eval_synthetic(
 
 
 def tiled_exact_hand(
-    model: Path, data: Path, rows: list[dict[str, object]], conf: float, tiles: int | None
+    model: Path,
+    data: Path,
+    rows: list[dict[str, object]],
+    conf: float,
+    tiles: int | None,
+    rotations: int = 1,
 ) -> tuple[float, dict[str, float]]:
     """Exact-hand rate of the kiosk's own detector (:class:`vision.detector.CardDetector`) when it also
     reads a ``tiles`` x ``tiles`` grid of crops at full scale, as it does for large camera stills, or
-    (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small.
+    (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small; each
+    view read in ``rotations`` quarter turns (the kiosk: 4), the views voting on each corner.
 
     The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
     size rather than the model not knowing the card.
     """
     from vision.detector import CardDetector
 
-    kiosk = CardDetector(model, conf=conf, tiles=tiles).load()
+    kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations).load()
     reads = [{d.code for d in kiosk.detect(_read(data / "images" / "val" / str(r["image"])))} for r in rows]
     return _exact_hand(rows, reads)
 
@@ -447,9 +455,16 @@ def render_report(
                 "the kiosk's own reading (tiles auto: the whole photo, plus 2 x 2 crops at full scale "
                 "where its corners come out small"
                 if synth.tiles is None
+                else "the whole photo alone"
+                if synth.tiles == 1
                 else f"the kiosk's tiling ({synth.tiles} x {synth.tiles} crops at full scale plus the whole "
                 f"photo, as for a camera still"
             )
+            if synth.rotations > 1:
+                how += (
+                    f"; the whole photo read in {synth.rotations} quarter turns, the crops in "
+                    f"{min(synth.rotations, TILE_ROTATIONS)}, the views voting"
+                )
             lines += [
                 f"With {how}; not the target's measure): exact-hand rate "
                 f"{synth.tiled_exact_hand_rate:.3f}; by kind "
@@ -519,7 +534,14 @@ def main(argv: list[str] | None = None) -> int:
         type=tiling,
         default=None,
         help="also measure the exact-hand rate with the kiosk's detector: N x N tiling (2-4), or auto as "
-        "the kiosk reads (default); 1: skip",
+        "the kiosk reads (default); 1: the whole photo only (skipped if --rotations is 1 too)",
+    )
+    parser.add_argument(
+        "--rotations",
+        type=rotations_from,
+        default=DEFAULT_ROTATIONS,
+        help=f"quarter turns the kiosk's detector reads each photo in for that measurement: 1, 2 or 4 "
+        f"(default {DEFAULT_ROTATIONS}, as the kiosk)",
     )
     parser.add_argument("--no-map", action="store_true", help="skip the Ultralytics mAP run")
     parser.add_argument("--skip-synthetic", action="store_true")
@@ -543,6 +565,7 @@ def main(argv: list[str] | None = None) -> int:
                 tiles=args.tiles,
                 model=args.onnx,
                 failures=FAILURES,
+                rotations=args.rotations,
             )
         conf = args.conf if args.conf is not None else (synth.conf if synth else DEFAULT_CONF)
         real: list[RealResult] = []

@@ -36,6 +36,11 @@ DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
 AUTO_TILE_FACTOR = 2.0  # measured: see docs/vision.md ("Speed and memory", the tiling tables)
 SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto also tiles: docs/vision.md
+ROTATIONS_ENV = "TABLETALLY_ROTATIONS"  # the kiosk's quarter turns per photo (1, 2 or 4) without a rebuild
+DEFAULT_ROTATIONS = 2  # measured: docs/vision.md ("Reading each view in turns")
+ROTATION_CHOICES = (1, 2, 4)
+TILE_ROTATIONS = 2  # the crops are read in at most this many turns (4 cost 8 more passes, read no more)
+FUSE_IOU = 0.55  # candidates of two views overlapping this much are the same corner
 
 
 def tiling(text: str) -> int | None:
@@ -46,6 +51,87 @@ def tiling(text: str) -> int | None:
     if text.isdigit() and 1 <= int(text) <= 4:
         return int(text)
     raise ValueError(f"tiles must be 1 to 4 or auto, got {text!r}")
+
+
+def rotations_from(text: str, source: str = "rotations") -> int:
+    """A number of quarter turns given as text (a command-line option, ``$TABLETALLY_ROTATIONS``): 1, 2
+    or 4. Raises ValueError naming ``source`` and the text otherwise."""
+    if text.strip().isdigit() and int(text) in ROTATION_CHOICES:
+        return int(text)
+    raise ValueError(f"{source} must be 1, 2 or 4, got {text!r}")
+
+
+def turns(rotations: int) -> tuple[int, ...]:
+    """The clockwise quarter turns a view is read in: 1 -> (0,), 2 -> (0, 2), 4 -> (0, 1, 2, 3).
+
+    Half turns come first: a corner index turned upside down is still an index the model was trained on
+    (every card prints it both ways up), so two readings 180 degrees apart are the cheapest second opinion.
+    """
+    return {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[rotations]
+
+
+def rotate_image(image: np.ndarray, quarter_turns: int) -> np.ndarray:
+    """``image`` turned clockwise by ``quarter_turns`` x 90 degrees (0-3), as a contiguous array."""
+    if quarter_turns % 4 == 0:
+        return image
+    return np.ascontiguousarray(np.rot90(image, -(quarter_turns % 4)))
+
+
+def unrotate_boxes(boxes: np.ndarray, quarter_turns: int, image_hw: tuple[int, int]) -> np.ndarray:
+    """Map Nx4 xyxy ``boxes`` found in an image turned clockwise by ``quarter_turns`` (see
+    :func:`rotate_image`) back onto the unturned image of ``image_hw`` (height, width)."""
+    k = quarter_turns % 4
+    if k == 0 or len(boxes) == 0:
+        return boxes
+    height, width = image_hw
+    u1, v1, u2, v2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    if k == 1:  # (x, y) went to (height - y, x)
+        back = [v1, height - u2, v2, height - u1]
+    elif k == 2:  # (x, y) went to (width - x, height - y)
+        back = [width - u2, height - v2, width - u1, height - v1]
+    else:  # (x, y) went to (y, width - x)
+        back = [width - v2, u1, width - v1, u2]
+    return np.stack(back, axis=1).astype(np.float32)
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of every box of ``a`` (Nx4 xyxy) with every box of ``b`` (Mx4): an NxM array."""
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return np.asarray(inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9), dtype=np.float32)
+
+
+def fuse_views(
+    views: list[tuple[np.ndarray, np.ndarray]], iou: float = FUSE_IOU, chunk: int = 256
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fuse the candidates (boxes, class scores) of several views of one photo (its quarter turns, its
+    crops) by averaging what each view says about each spot.
+
+    Every candidate of every view is kept; its class scores become the mean, over the views, of the
+    per-class maximum among that view's candidates overlapping it (IoU > ``iou``); a view that saw
+    nothing there counts 0. A corner read the same way in every view keeps its score; one read
+    differently in different turns, or seen in only one, is marked down, so the views vote. One view is
+    returned unchanged.
+    """
+    if len(views) == 1:
+        return views[0]
+    boxes = np.concatenate([b for b, _ in views]).astype(np.float32)
+    n_classes = views[0][1].shape[1]
+    fused = np.zeros((len(boxes), n_classes), dtype=np.float32)
+    for view_boxes, view_scores in views:
+        if len(view_boxes) == 0:
+            continue
+        for start in range(0, len(boxes), chunk):
+            overlap = iou_matrix(boxes[start : start + chunk], view_boxes) > iou  # n x m
+            seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
+            fused[start : start + chunk] += seen
+    fused /= len(views)
+    return boxes, fused
 
 
 class Backend(StrEnum):
@@ -332,6 +418,12 @@ class CardDetector:
     photo for the 576 px model), and smaller photos whose corners, found in the whole photo, are small
     in the model input (median under ``SMALL_CORNER`` pixels: a whole table or a Seep pile seen from
     afar); both were measured to read more cards, and a close-up hand costs one pass.
+
+    ``rotations`` (1, 2 or 4; default ``$TABLETALLY_ROTATIONS``, else 2 on the onnx backend) reads the whole
+    photo that many times, turned by quarter turns, and the crops in up to ``TILE_ROTATIONS`` turns; all
+    these views, the crops included, vote on each corner (:func:`fuse_views`). Measured on the held-out
+    synthetic photos (the kiosk's tiling), two turns read 0.71 of them exactly against 0.64 for one, at
+    about twice the cost; four read no more here and fewer real single cards (docs/vision.md).
     """
 
     def __init__(
@@ -344,6 +436,7 @@ class CardDetector:
         cross_iou: float = 0.7,
         threads: int = 2,
         tiles: int | None = None,
+        rotations: int | None = None,
     ) -> None:
         try:
             self.backend = Backend(backend)
@@ -366,6 +459,18 @@ class CardDetector:
             raise ValueError(f"tiles must be 1 (whole photo only) to 4, or None (auto), got {tiles}")
         if tiles is not None and tiles > 1 and backend != Backend.ONNX:
             raise ValueError("tiling is only done on the onnx backend")
+        if rotations is None:
+            from_env = os.environ.get(ROTATIONS_ENV)
+            if self.backend is not Backend.ONNX:
+                rotations = 1
+            elif from_env:
+                rotations = rotations_from(from_env, f"${ROTATIONS_ENV}")
+            else:
+                rotations = DEFAULT_ROTATIONS
+        if rotations not in ROTATION_CHOICES:
+            raise ValueError(f"rotations must be 1, 2 or 4, got {rotations!r}")
+        if rotations > 1 and self.backend is not Backend.ONNX:
+            raise ValueError("reading in several turns is only done on the onnx backend")
         self.requested_imgsz = imgsz
         self.requested_conf = conf
         self.conf: float = conf if conf is not None else DEFAULT_CONF
@@ -374,6 +479,8 @@ class CardDetector:
         self.cross_iou = cross_iou
         self.threads = threads
         self.tiles = tiles
+        self.rotations: int = rotations
+        """Quarter turns the whole photo is read in (crops: at most ``TILE_ROTATIONS``)."""
         self._lock = threading.Lock()
         self._session: Any = None
         self._yolo: Any = None
@@ -384,7 +491,10 @@ class CardDetector:
         self.codes: tuple[str, ...] = CARD_CODES
 
     def __repr__(self) -> str:
-        return f"CardDetector({str(self.model_path)!r}, backend={self.backend.value!r}, imgsz={self.imgsz})"
+        return (
+            f"CardDetector({str(self.model_path)!r}, backend={self.backend.value!r}, imgsz={self.imgsz}, "
+            f"rotations={self.rotations})"
+        )
 
     @property
     def loaded(self) -> bool:
@@ -510,14 +620,22 @@ class CardDetector:
         self.load()
         if self.backend is Backend.ULTRALYTICS:
             return self._detect_ultralytics(image)
-        tiles = self.tiles_for(image.shape[:2])
-        if tiles > 1:
-            return suppress(*self._tiled_candidates(image, tiles), self.codes, self.iou, self.cross_iou)
-        whole = self._candidates(image)
-        found = suppress(*whole, self.codes, self.iou, self.cross_iou)
-        if self.tiles is None and self.corners_are_small(found, image.shape[:2]):
-            return suppress(*self._tiled_candidates(image, 2, whole), self.codes, self.iou, self.cross_iou)
-        return found
+        hw = image.shape[:2]
+        views = [self._candidates(image, k) for k in turns(self.rotations)]
+        tiles = self.tiles_for(hw)
+        if tiles == 1:
+            found = self._suppress(views)
+            if self.tiles is not None or not self.corners_are_small(found, hw):
+                return found
+            tiles = 2
+        tile_turns = turns(min(self.rotations, TILE_ROTATIONS))
+        return self._suppress(views + [self._tiled_candidates(image, tiles, k) for k in tile_turns])
+
+    def _suppress(self, views: list[tuple[np.ndarray, np.ndarray]]) -> list[Detection]:
+        """The views' candidates fused (:func:`fuse_views`), those still reaching ``conf`` suppressed."""
+        boxes, scores = fuse_views(views)
+        keep = scores.max(axis=1) >= self.conf if len(scores) else np.zeros(0, dtype=bool)
+        return suppress(boxes[keep], scores[keep], self.codes, self.iou, self.cross_iou)
 
     def corners_are_small(self, found: list[Detection], image_hw: tuple[int, int]) -> bool:
         """Whether the median corner box of ``found`` (detections in a photo of ``image_hw``) is under
@@ -530,11 +648,15 @@ class CardDetector:
         median = statistics.median(box_size(d.box) for d in found)
         return median * scale < SMALL_CORNER
 
-    def _candidates(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        size = self.input_hw or rect_input_size(image.shape[:2], self.imgsz)
-        padded, lb = letterbox(image, size)
+    def _candidates(self, image: np.ndarray, quarter_turns: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """One pass of the model over ``image`` turned clockwise by ``quarter_turns``: its candidates
+        (boxes in ``image``'s own pixels, class scores) before suppression."""
+        turned = rotate_image(image, quarter_turns)
+        size = self.input_hw or rect_input_size(turned.shape[:2], self.imgsz)
+        padded, lb = letterbox(turned, size)
         output = self._session.run(None, {self._input_name: to_input_tensor(padded)})[0]
-        return candidate_boxes(output, len(self.codes), lb, image.shape[:2], self.conf)
+        boxes, scores = candidate_boxes(output, len(self.codes), lb, turned.shape[:2], self.conf)
+        return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
 
     def tiles_for(self, image_hw: tuple[int, int]) -> int:
         """The tiling a photo gets before anything is found in it: as given, else 2 when its long side is
@@ -545,23 +667,23 @@ class CardDetector:
         return 2 if max(image_hw) > AUTO_TILE_FACTOR * self.imgsz else 1
 
     def _tiled_candidates(
-        self, image: np.ndarray, tiles: int, whole: tuple[np.ndarray, np.ndarray] | None = None
+        self, image: np.ndarray, tiles: int, quarter_turns: int = 0
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The whole photo (``whole``: its candidates, if already found), plus a ``tiles`` x ``tiles``
-        grid of overlapping crops seen at full scale.
+        """One view of ``image`` as a ``tiles`` x ``tiles`` grid of overlapping crops, each seen at full
+        scale and turned by ``quarter_turns``; their candidates in photo pixels.
 
         A box that touches a crop's inner edge is dropped (its corner was cut; a neighbouring crop, or
         the whole photo, sees it whole).
         """
         height, width = image.shape[:2]
-        parts = [whole if whole is not None else self._candidates(image)]
+        parts = []
         tile_w = math.ceil(width / (tiles - (tiles - 1) * TILE_OVERLAP))
         tile_h = math.ceil(height / (tiles - (tiles - 1) * TILE_OVERLAP))
         for y0 in tile_origins(height, tile_h, TILE_OVERLAP):
             for x0 in tile_origins(width, tile_w, TILE_OVERLAP):
                 crop = image[y0 : y0 + tile_h, x0 : x0 + tile_w]
                 ch, cw = crop.shape[:2]
-                boxes, scores = self._candidates(crop)
+                boxes, scores = self._candidates(crop, quarter_turns)
                 m = 2.0
                 cut = (
                     ((boxes[:, 0] <= m) & (x0 > 0))

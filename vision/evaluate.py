@@ -1,14 +1,16 @@
 """Card-level accuracy of the runtime on photos with known cards, to choose settings by measurement.
 
     python -m vision.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
-                              [--tiles 1 2 auto] [--known-hands] [--kind K ...] [--limit N]
+                              [--tiles 1 2 auto] [--rotations 1 2 4] [--known-hands] [--kind K ...]
+                              [--limit N]
 
-For every model and tiling given it reads each photo with the whole pipeline (detector, corner pairing,
-hands) and compares the physical cards with the truth as multisets of codes: cards right, extra and
-missing, photos read exactly, how many of the wrong cards were marked uncertain, photos whose hands
-came out right (when the truth has hands and the cards were exact), the share of pairs of rightly read
-cards that the hands put together or apart as the truth does (the grouping alone, on every photo with two
-or more hands), and the median ms per photo.
+For every model, tiling and number of quarter turns given it reads each photo with the whole pipeline
+(detector, corner pairing, hands) and compares the physical cards with the truth as multisets of codes:
+cards right, extra and missing, photos read exactly, how many of the wrong cards were marked uncertain
+(and how many right ones, "ok?": each asks the players for a look), photos whose hands came out right
+(when the truth has hands and the cards were exact), the share of pairs of rightly read cards that the
+hands put together or apart as the truth does (the grouping alone, on every photo with two or more
+hands), and the median ms per photo.
 
 The truth is a JSON list of ``{"image", "cards", "hands"}`` (or ``{"photos": [...]}``), or JSON lines
 as written by ``models.synth`` (``datasets/synth/truth/val.jsonl``, photos in ``images/val``).
@@ -17,6 +19,7 @@ as written by ``models.synth`` (``datasets/synth/truth/val.jsonl``, photos in ``
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.camera import DEMO_DIR
-from vision.detector import DEFAULT_ONNX, CardDetector, tiling
+from vision.detector import DEFAULT_ONNX, DEFAULT_ROTATIONS, CardDetector, rotations_from, tiling
 from vision.pipeline import read_cards
 from vision.types import VisionError
 
@@ -60,6 +63,7 @@ class Score:
     exact: int = 0
     photos: int = 0
     wrong_doubted: int = 0
+    right_doubted: int = 0
     hands_right: int = 0
     hands_checked: int = 0
     pairs_agree: int = 0
@@ -78,6 +82,7 @@ class Score:
         for card in reading.cards:
             if left[card.code] > 0:
                 left[card.code] -= 1
+                self.right_doubted += card.uncertain
             else:
                 self.wrong_doubted += card.uncertain
         hands = sorted(
@@ -155,6 +160,13 @@ def main(argv: list[str] | None = None) -> int:
         help="tilings to compare: N for N x N crops (1: whole photo only), auto for the kiosk's default "
         "(default 1 2 auto)",
     )
+    parser.add_argument(
+        "--rotations",
+        type=rotations_from,
+        nargs="+",
+        default=[DEFAULT_ROTATIONS],
+        help=f"quarter turns per view to compare: 1, 2 or 4 (default {DEFAULT_ROTATIONS}, as the kiosk)",
+    )
     parser.add_argument("--conf", type=float, help="confidence threshold (default: the model's, else 0.25)")
     parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
     parser.add_argument(
@@ -171,13 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     photos = args.photos or default_photo_dir(args.truth)
     print(f"{len(entries)} photos from {photos}; truth {args.truth}")
     header = (
-        f"{'model':24} {'imgsz':>5} {'tiles':>5} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} "
-        f"{'doubted':>8} {'hands':>7} {'pairs':>13} {'ms':>7}"
+        f"{'model':24} {'imgsz':>5} {'tiles':>5} {'turns':>5} {'right':>6} {'extra':>6} {'miss':>5} "
+        f"{'exact':>9} {'doubted':>8} {'ok?':>5} {'hands':>7} {'pairs':>13} {'ms':>7}"
     )
     print(header)
     for model in args.model:
-        for tiles in args.tiles:
-            detector = CardDetector(model, tiles=tiles, conf=args.conf)
+        for tiles, rotations in itertools.product(args.tiles, args.rotations):
+            detector = CardDetector(model, tiles=tiles, conf=args.conf, rotations=rotations)
             try:
                 detector.load()
             except VisionError as exc:
@@ -188,9 +200,10 @@ def main(argv: list[str] | None = None) -> int:
             pairs = f"{s.pairs_agree / max(s.pairs_total, 1):.1%} of {s.pairs_total}"
             wrong = s.extra
             print(
-                f"{model.name[:24]:24} {detector.imgsz:>5} {tiles or 'auto':>5} "
+                f"{model.name[:24]:24} {detector.imgsz:>5} {tiles or 'auto':>5} {rotations:>5} "
                 f"{s.right / max(total, 1):>6.1%} "
                 f"{s.extra:>6} {s.missing:>5} {f'{s.exact}/{s.photos}':>9} {f'{s.wrong_doubted}/{wrong}':>8} "
+                f"{s.right_doubted:>5} "
                 f"{f'{s.hands_right}/{s.hands_checked}':>7} "
                 f"{pairs:>13} {statistics.median(times) if times else 0:>7.1f}",
                 flush=True,

@@ -15,8 +15,14 @@ from tests.vision.helpers import FakePicamera2, table_photo, write_constant_mode
 
 
 @pytest.fixture
-def make_model(tmp_path: Path) -> Callable[..., Path]:
-    """Factory: make_model(output, imgsz=320, name="cards.onnx") -> path of a constant-output model."""
+def make_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
+    """Factory: make_model(output, imgsz=320, name="cards.onnx") -> path of a constant-output model.
+
+    A constant model answers a photo turned half a turn exactly as the upright one, so its corners would
+    land elsewhere in the turned view: detectors made while it is in use read each view once
+    (``$TABLETALLY_ROTATIONS`` = 1) unless a test asks for ``rotations`` itself.
+    """
+    monkeypatch.setenv("TABLETALLY_ROTATIONS", "1")
 
     def make(output: np.ndarray, imgsz: int | tuple[int, int] | None = 320, name: str = "cards.onnx") -> Path:
         folder = tmp_path / "model"

@@ -136,6 +136,7 @@ def test_detect_annotate_into_an_impossible_folder_is_a_clear_error(
         (["--conf", "2"], "strictly between 0 and 1"),
         (["--backend", "tflite"], "invalid choice: 'tflite'"),
         (["--tiles", "5"], "tiles must be 1 to 4 or auto, got '5'"),
+        (["--rotations", "3"], "rotations must be 1, 2 or 4, got '3'"),
     ],
 )
 def test_detect_refuses_bad_options_with_a_usage_error(
@@ -150,6 +151,18 @@ def test_detect_refuses_bad_options_with_a_usage_error(
 def test_detect_tiles_only_with_the_onnx_backend(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["detect", "x.jpg", "--backend", "ultralytics", "--tiles", "2", "--model", str(model)]) == 2
     assert "--tiles 2 needs the onnx backend" in capsys.readouterr().err
+    assert (
+        main(["detect", "x.jpg", "--backend", "ultralytics", "--rotations", "2", "--model", str(model)]) == 2
+    )
+    assert "--rotations 2 needs the onnx backend" in capsys.readouterr().err
+
+
+def test_detect_names_a_bad_rotations_setting_in_the_environment(
+    model: Path, photos: dict[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TABLETALLY_ROTATIONS", "many")
+    assert main(["detect", str(photos["good"]), "--model", str(model)]) == 2
+    assert "$TABLETALLY_ROTATIONS must be 1, 2 or 4, got 'many'" in capsys.readouterr().err
 
 
 @pytest.mark.usefixtures("no_picamera2")

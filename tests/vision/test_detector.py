@@ -15,11 +15,16 @@ from vision.detector import (
     CardDetector,
     Letterbox,
     decode_predictions,
+    fuse_views,
     letterbox,
     load_class_codes,
     nms,
     rect_input_size,
+    rotate_image,
+    rotations_from,
     tile_origins,
+    turns,
+    unrotate_boxes,
 )
 from vision.types import CARD_CODES, Detection, ImageError, ModelError
 
@@ -340,3 +345,98 @@ def test_corners_are_measured_in_model_input_pixels() -> None:
     assert detector.corners_are_small([corner(40)], (960, 1280))  # 40 px at scale 0.5: 20
     assert not detector.corners_are_small([corner(40), corner(60), corner(10)], (480, 640))  # median 40
     assert not detector.corners_are_small([], (480, 640))
+
+
+@pytest.mark.parametrize("quarter_turns", [0, 1, 2, 3])
+def test_boxes_found_in_a_turned_photo_map_back_onto_the_photo(quarter_turns: int) -> None:
+    photo = np.zeros((48, 64, 3), np.uint8)
+    photo[10:20, 5:30] = 255  # x 5-30, y 10-20
+    turned = rotate_image(photo, quarter_turns)
+    ys, xs = np.nonzero(turned[:, :, 0])
+    found = np.array([[xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]], np.float32)
+    assert turned.shape[:2] == ((64, 48) if quarter_turns % 2 else (48, 64))
+    assert unrotate_boxes(found, quarter_turns, (48, 64)).tolist() == [[5, 10, 30, 20]]
+
+
+def test_the_turns_of_a_reading_start_upright_then_half_a_turn() -> None:
+    assert turns(1) == (0,) and turns(2) == (0, 2) and turns(4) == (0, 1, 2, 3)
+    assert rotations_from("2") == 2
+    with pytest.raises(ValueError, match=r"\$X must be 1, 2 or 4, got '3'"):
+        rotations_from("3", "$X")
+
+
+def _scores(**by_code: float) -> np.ndarray:
+    row = np.zeros((1, len(CARD_CODES)), np.float32)
+    for code, score in by_code.items():
+        row[0, CARD_CODES.index(code)] = score
+    return row
+
+
+def test_views_that_agree_on_a_corner_keep_its_score() -> None:
+    box = np.array([[10, 10, 30, 40]], np.float32)
+    one = (box, _scores(QH=0.8))
+    assert fuse_views([one]) is one  # a single view is left as it is
+    boxes, scores = fuse_views([one, (box + 1, _scores(QH=0.8))])
+    assert len(boxes) == 2 and scores[:, CARD_CODES.index("QH")] == pytest.approx([0.8, 0.8])
+
+
+def test_views_that_disagree_on_a_corner_share_the_vote() -> None:
+    box = np.array([[10, 10, 30, 40]], np.float32)
+    boxes, scores = fuse_views([(box, _scores(QH=0.8, KH=0.3)), (box, _scores(KH=0.6))])
+    (corner,) = suppress_fused(boxes, scores)
+    # QH: (0.8 + 0) / 2 = 0.4; KH: (0.3 + 0.6) / 2 = 0.45: the second view tips it, QH stays an alternative.
+    assert corner.code == "KH" and corner.confidence == pytest.approx(0.45)
+    assert corner.alternatives == (("QH", pytest.approx(0.4)),)
+
+
+def test_a_corner_seen_in_one_view_of_two_keeps_half_its_score() -> None:
+    left, right = np.array([[10, 10, 30, 40]], np.float32), np.array([[200, 10, 220, 40]], np.float32)
+    boxes, scores = fuse_views([(left, _scores(AS=0.9)), (right, _scores(AS=0.5))])
+    assert scores.max(axis=1) == pytest.approx([0.45, 0.25])
+    empty = (np.zeros((0, 4), np.float32), np.zeros((0, len(CARD_CODES)), np.float32))
+    assert len(fuse_views([empty, empty])[0]) == 0
+
+
+def suppress_fused(boxes: np.ndarray, scores: np.ndarray) -> list[Detection]:
+    from vision.detector import suppress
+
+    return suppress(boxes, scores, CARD_CODES)
+
+
+def test_a_corner_read_alike_in_every_turn_is_one_corner_at_its_own_score(
+    make_model: Callable[..., Path],
+) -> None:
+    # The constant model's corner sits in the middle of the input, so every turn of the photo puts it in
+    # the middle of the photo again: all views agree.
+    model = make_model(raw_output([(160, 160, 24, 30)], [{"4C": 0.9}], anchors=4))
+    for rotations in (2, 4):
+        (corner,) = CardDetector(model, rotations=rotations).detect(table_photo())
+        assert corner.code == "4C" and corner.confidence == pytest.approx(0.9, abs=1e-4)
+        assert corner.box[0] + corner.box[2] == pytest.approx(640, abs=1)  # centred
+        assert corner.box[1] + corner.box[3] == pytest.approx(480, abs=1)
+
+
+def test_a_corner_only_one_turn_sees_is_marked_down(make_model: Callable[..., Path]) -> None:
+    # Off the middle, the upright view and the half-turned one put the constant corner in two places.
+    model = make_model(raw_output([(55, 72.5, 24, 30)], [{"7S": 0.9}], anchors=4))
+    found = CardDetector(model, rotations=2).detect(table_photo())
+    assert sorted(d.confidence for d in found) == pytest.approx([0.45, 0.45], abs=1e-4)
+    assert CardDetector(model, rotations=2, conf=0.5).detect(table_photo()) == []
+    assert [d.confidence for d in CardDetector(model, rotations=1).detect(table_photo())] == [0.9]
+
+
+def test_the_number_of_turns_comes_from_the_argument_the_environment_or_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("TABLETALLY_ROTATIONS", raising=False)
+    assert CardDetector("m.onnx").rotations == 2
+    assert CardDetector("m.pt", backend="ultralytics").rotations == 1  # Ultralytics reads a photo once
+    monkeypatch.setenv("TABLETALLY_ROTATIONS", "4")
+    assert CardDetector("m.onnx").rotations == 4 and CardDetector("m.onnx", rotations=1).rotations == 1
+    monkeypatch.setenv("TABLETALLY_ROTATIONS", "often")
+    with pytest.raises(ValueError, match=r"\$TABLETALLY_ROTATIONS must be 1, 2 or 4, got 'often'"):
+        CardDetector("m.onnx")
+    with pytest.raises(ValueError, match="rotations must be 1, 2 or 4, got 3"):
+        CardDetector("m.onnx", rotations=3)
+    with pytest.raises(ValueError, match="only done on the onnx backend"):
+        CardDetector("m.pt", backend="ultralytics", rotations=2)

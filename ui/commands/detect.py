@@ -61,6 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "photos, and photos whose corners come out small, are read 2 x 2 (onnx backend only)",
     )
     parser.add_argument(
+        "--rotations",
+        type=_rotations,
+        default=None,
+        help="read each photo in 1, 2 or 4 quarter turns, the turns voting on each corner (default "
+        "$TABLETALLY_ROTATIONS, else 2; onnx backend only)",
+    )
+    parser.add_argument(
         "--conf",
         metavar="P",
         type=_probability,
@@ -73,6 +80,15 @@ def _tiling(text: str) -> int | None:
 
     try:
         return tiling(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _rotations(text: str) -> int:
+    from vision.detector import rotations_from
+
+    try:
+        return rotations_from(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -147,12 +163,20 @@ def run(args: argparse.Namespace) -> int:
     if args.tiles not in (None, 1) and args.backend != "onnx":
         _say(f"--tiles {args.tiles} needs the onnx backend: Ultralytics reads the whole photo only")
         return EXIT_USAGE
+    if args.rotations not in (None, 1) and args.backend != "onnx":
+        _say(f"--rotations {args.rotations} needs the onnx backend: Ultralytics reads the photo once")
+        return EXIT_USAGE
     try:
-        detector = CardDetector(args.model, backend=args.backend, conf=args.conf, tiles=args.tiles)
+        detector = CardDetector(
+            args.model, backend=args.backend, conf=args.conf, tiles=args.tiles, rotations=args.rotations
+        )
         detector.load()
     except ModelError as exc:
         _say(str(exc))
         return EXIT_BAD_MODEL
+    except ValueError as exc:  # a bad $TABLETALLY_ROTATIONS
+        _say(str(exc))
+        return EXIT_USAGE
     if args.annotate is not None:
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)

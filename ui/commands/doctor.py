@@ -245,6 +245,7 @@ def check_model(
             details,
         )
     details["input_size"] = getattr(reader, "imgsz", None)
+    details["rotations"] = getattr(reader, "rotations", None)
     photo: ReferencePhoto | None = None
     image = None
     for candidate in photos:
@@ -274,6 +275,8 @@ def check_model(
     ms = statistics.median(times)
     details.update(ms_per_photo=round(ms, 1), test_photo=str(photo.path) if photo else None, read=codes)
     speed = f"{ms:.0f} ms per photo at {details['input_size']} px"
+    if details["rotations"]:
+        speed += f", {details['rotations']} turn{'s' if details['rotations'] > 1 else ''} a view"
     wrong_model = "It may be an untrained or a wrong model. " + MODEL_MISSING_FIX
     if photo is not None and photo.cards is not None:
         expected = sorted(photo.cards)
@@ -689,6 +692,7 @@ class _CardReader:
     def __init__(self, detector: Any) -> None:
         self.detector = detector
         self.imgsz = detector.imgsz
+        self.rotations = detector.rotations
 
     def read(self, image: Any) -> list[str]:
         from vision.cards import cards_from_detections
