@@ -413,7 +413,7 @@ class CardDetector:
     file.
 
     ``tiles=N`` (N >= 2) also runs the model on an N x N grid of overlapping crops, so that small corners
-    in a large photo are seen at full resolution, at N * N + 1 times the cost; ``tiles=1`` never tiles.
+    in a large photo are seen at full resolution, at N * N more passes a turn; ``tiles=1`` never tiles.
     ``tiles=None`` (default) tiles 2 x 2 photos more than twice the model input (a 12 MP still, a 1280 px
     photo for the 576 px model), and smaller photos whose corners, found in the whole photo, are small
     in the model input (median under ``SMALL_CORNER`` pixels: a whole table or a Seep pile seen from
