@@ -52,8 +52,13 @@ class FakeReader:
 
     imgsz = 640
 
-    def __init__(self, codes: tuple[str, ...] = ("7H", "7D", "9D"), fail: Exception | None = None) -> None:
-        self.codes, self.fail, self.calls = codes, fail, 0
+    def __init__(
+        self,
+        codes: tuple[str, ...] = ("7H", "7D", "9D"),
+        fail: Exception | None = None,
+        doubted: tuple[str, ...] = (),
+    ) -> None:
+        self.codes, self.fail, self.calls, self.doubted = codes, fail, 0, list(doubted)
 
     def read(self, image: Any) -> list[str]:
         self.calls += 1
@@ -172,6 +177,20 @@ def test_model_that_misses_or_invents_a_card_is_a_warning_naming_them(model: Pat
     check = _model_check(model, FakeReader(("7H", "9D", "9D")), [HAND], clock=ticking_clock(0.1))
     assert check.status is Status.WARN
     assert "missed 7D; also read 9D" in check.summary
+
+
+def test_a_misread_the_kiosk_marks_for_the_players_to_check_is_not_a_warning(model: Path) -> None:
+    # 9D read as a second 7H, marked uncertain: the kiosk shows it in orange before scoring.
+    reader = FakeReader(("7H", "7H", "7D"), doubted=("7H",))
+    check = _model_check(model, reader, [HAND], clock=ticking_clock(0.1))
+    assert check.status is Status.OK
+    assert "but one it marks for the players to check (read 7H; missed 9D)" in check.summary
+    assert check.details["marked_for_checking"] == ["7H"]
+    # A misread that is not marked, or a card missed besides, is still a warning.
+    assert _model_check(model, FakeReader(("7H", "7H", "7D")), [HAND]).status is Status.WARN
+    unmarked = FakeReader(("7H", "7H", "7D", "KS"), doubted=("7H",))
+    assert _model_check(model, unmarked, [HAND]).status is Status.WARN
+    assert _model_check(model, FakeReader(("7H", "7D"), doubted=("7H",)), [HAND]).status is Status.WARN
 
 
 def test_model_that_reads_none_of_the_test_cards_is_a_problem(model: Path) -> None:
