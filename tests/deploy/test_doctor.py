@@ -191,6 +191,8 @@ def test_a_misread_the_kiosk_marks_for_the_players_to_check_is_not_a_warning(mod
     unmarked = FakeReader(("7H", "7H", "7D", "KS"), doubted=("7H",))
     assert _model_check(model, unmarked, [HAND]).status is Status.WARN
     assert _model_check(model, FakeReader(("7H", "7D"), doubted=("7H",)), [HAND]).status is Status.WARN
+    slow = _model_check(model, reader, [HAND], clock=ticking_clock(3.0))  # and speed is still checked
+    assert slow.status is Status.WARN and "slow" in slow.summary
 
 
 def test_model_that_reads_none_of_the_test_cards_is_a_problem(model: Path) -> None:

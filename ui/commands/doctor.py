@@ -280,6 +280,7 @@ def check_model(
     if details["rotations"]:
         speed += f", {details['rotations']} turn{'s' if details['rotations'] > 1 else ''} a view"
     wrong_model = "It may be an untrained or a wrong model. " + MODEL_MISSING_FIX
+    checked = ""
     if photo is not None and photo.cards is not None:
         expected = sorted(photo.cards)
         details["expected"] = list(photo.cards)
@@ -300,15 +301,11 @@ def check_model(
         if extra and asked == extra and len(missing) <= len(extra):
             # Every misread card is marked uncertain: the kiosk shows it in orange and the players fix it
             # before the round is scored, offering the model's other readings, so the reading works.
-            return Check(
-                CheckName.MODEL,
-                Status.OK,
-                f"loads and read the test photo's cards ({', '.join(photo.cards)}) but "
-                f"{'one' if len(extra) == 1 else len(extra)} it marks for the players to check "
-                f"(read {', '.join(extra)}; missed {', '.join(missing) or 'nothing'}): {speed}",
-                details=details,
+            checked = (
+                f" but {'one' if len(extra) == 1 else len(extra)} it marks for the players to check "
+                f"(read {', '.join(extra)}; missed {', '.join(missing) or 'nothing'})"
             )
-        if missing or extra:
+        elif missing or extra:
             said = []
             if missing:
                 said.append(f"missed {', '.join(missing)}")
@@ -341,7 +338,7 @@ def check_model(
     if photo is None:
         what = "ran on a blank picture (no test photo installed)"
     elif photo.cards is not None:
-        what = f"read the test photo's cards ({', '.join(photo.cards)})"
+        what = f"read the test photo's cards ({', '.join(photo.cards)}){checked}"
     else:
         what = f"read {len(codes)} cards in {photo.path.name}"
     return Check(CheckName.MODEL, Status.OK, f"loads and {what}: {speed}", details=details)
