@@ -280,7 +280,7 @@ def tiled_exact_hand(
     """Exact-hand rate of the kiosk's own detector (:class:`vision.detector.CardDetector`) when it also
     reads a ``tiles`` x ``tiles`` grid of crops at full scale, as it does for large camera stills, or
     (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small; each
-    view read in ``rotations`` quarter turns (the kiosk: 4), the views voting on each corner.
+    view read in ``rotations`` quarter turns (the kiosk: 2), the views voting on each corner.
 
     The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
     size rather than the model not knowing the card.

@@ -94,18 +94,6 @@ def unrotate_boxes(boxes: np.ndarray, quarter_turns: int, image_hw: tuple[int, i
     return np.stack(back, axis=1).astype(np.float32)
 
 
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU of every box of ``a`` (Nx4 xyxy) with every box of ``b`` (Mx4): an NxM array."""
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return np.asarray(inter / (area_a[:, None] + area_b[None, :] - inter + 1e-9), dtype=np.float32)
-
-
 def fuse_views(
     views: list[tuple[np.ndarray, np.ndarray]], iou: float = FUSE_IOU, chunk: int = 256
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +115,7 @@ def fuse_views(
         if len(view_boxes) == 0:
             continue
         for start in range(0, len(boxes), chunk):
-            overlap = iou_matrix(boxes[start : start + chunk], view_boxes) > iou  # n x m
+            overlap = box_iou_one(boxes[start : start + chunk, None, :], view_boxes) > iou  # n x m
             seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
             fused[start : start + chunk] += seen
     fused /= len(views)
@@ -212,13 +200,14 @@ def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarr
 def box_iou_one(
     box: np.ndarray, others: np.ndarray, area: float | None = None, areas: Any = None
 ) -> np.ndarray:
-    """IoU of one xyxy box with each of ``others`` (Nx4)."""
+    """IoU of one xyxy box with each of ``others`` (Nx4): N values. ``box`` may also be an Mx1x4 stack of
+    boxes, giving an MxN array (every box with every other)."""
     if area is None:
-        area = (box[2] - box[0]) * (box[3] - box[1])
+        area = (box[..., 2] - box[..., 0]) * (box[..., 3] - box[..., 1])
     if areas is None:
         areas = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
-    w = np.clip(np.minimum(box[2], others[:, 2]) - np.maximum(box[0], others[:, 0]), 0, None)
-    h = np.clip(np.minimum(box[3], others[:, 3]) - np.maximum(box[1], others[:, 1]), 0, None)
+    w = np.clip(np.minimum(box[..., 2], others[:, 2]) - np.maximum(box[..., 0], others[:, 0]), 0, None)
+    h = np.clip(np.minimum(box[..., 3], others[:, 3]) - np.maximum(box[..., 1], others[:, 1]), 0, None)
     inter = w * h
     iou: np.ndarray = inter / np.maximum(area + areas - inter, 1e-9)
     return iou
@@ -634,7 +623,7 @@ class CardDetector:
     def _suppress(self, views: list[tuple[np.ndarray, np.ndarray]]) -> list[Detection]:
         """The views' candidates fused (:func:`fuse_views`), those still reaching ``conf`` suppressed."""
         boxes, scores = fuse_views(views)
-        keep = scores.max(axis=1) >= self.conf if len(scores) else np.zeros(0, dtype=bool)
+        keep = scores.max(axis=1) >= self.conf
         return suppress(boxes[keep], scores[keep], self.codes, self.iou, self.cross_iou)
 
     def corners_are_small(self, found: list[Detection], image_hw: tuple[int, int]) -> bool:

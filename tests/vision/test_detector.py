@@ -22,6 +22,7 @@ from vision.detector import (
     rect_input_size,
     rotate_image,
     rotations_from,
+    suppress,
     tile_origins,
     turns,
     unrotate_boxes,
@@ -383,7 +384,7 @@ def test_views_that_agree_on_a_corner_keep_its_score() -> None:
 def test_views_that_disagree_on_a_corner_share_the_vote() -> None:
     box = np.array([[10, 10, 30, 40]], np.float32)
     boxes, scores = fuse_views([(box, _scores(QH=0.8, KH=0.3)), (box, _scores(KH=0.6))])
-    (corner,) = suppress_fused(boxes, scores)
+    (corner,) = suppress(boxes, scores, CARD_CODES)
     # QH: (0.8 + 0) / 2 = 0.4; KH: (0.3 + 0.6) / 2 = 0.45: the second view tips it, QH stays an alternative.
     assert corner.code == "KH" and corner.confidence == pytest.approx(0.45)
     assert corner.alternatives == (("QH", pytest.approx(0.4)),)
@@ -395,12 +396,6 @@ def test_a_corner_seen_in_one_view_of_two_keeps_half_its_score() -> None:
     assert scores.max(axis=1) == pytest.approx([0.45, 0.25])
     empty = (np.zeros((0, 4), np.float32), np.zeros((0, len(CARD_CODES)), np.float32))
     assert len(fuse_views([empty, empty])[0]) == 0
-
-
-def suppress_fused(boxes: np.ndarray, scores: np.ndarray) -> list[Detection]:
-    from vision.detector import suppress
-
-    return suppress(boxes, scores, CARD_CODES)
 
 
 def test_a_corner_read_alike_in_every_turn_is_one_corner_at_its_own_score(

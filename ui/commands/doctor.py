@@ -25,6 +25,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -296,7 +297,7 @@ def check_model(
                 details,
             )
         doubted = list(getattr(reader, "doubted", None) or [])
-        asked = _minus(extra, _minus(extra, doubted))  # the wrong reads the kiosk shows in orange
+        asked = sorted((Counter(extra) & Counter(doubted)).elements())  # the misreads shown in orange
         details["marked_for_checking"] = asked
         if extra and asked == extra and len(missing) <= len(extra):
             # Every misread card is marked uncertain: the kiosk shows it in orange and the players fix it
