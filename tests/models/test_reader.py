@@ -1,0 +1,91 @@
+"""The corner reader's data, training and export (smoke), and the shipped reader on a held-out design."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.onnx_detect import OnnxCardDetector
+from models.probe import on_table
+from models.reader_data import NONE_ID, STORE, collect
+from models.reader_data import main as reader_data_main
+from models.reader_train import export, train
+from models.synth import SynthConfig, generate
+from tests.models.conftest import TEST_DECKS
+from vision.reader import DEFAULT_READER, CornerReader
+from vision.types import CARD_CODES
+
+
+@pytest.fixture(scope="module")
+def tiny_data(faces_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("reader") / "data"
+    generate(SynthConfig(data, 6, 3, seed=2, faces=faces_dir, workers=1, long_side=320, decks=TEST_DECKS))
+    return data
+
+
+def test_patches_are_the_labelled_corners_then_negatives_and_deterministic(tiny_data: Path) -> None:
+    x, y = collect([tiny_data], "train", seed=0, workers=1)
+    labels = [
+        line for f in (tiny_data / "labels" / "train").glob("*.txt") for line in f.read_text().split("\n")
+    ]
+    corners = sum(1 for line in labels if line.strip())
+    assert x.shape[1:] == (STORE, STORE, 3) and x.dtype == np.uint8
+    assert int((y != NONE_ID).sum()) == corners
+    assert 0 < int((y == NONE_ID).sum()) <= 2 * 6  # at most two negatives a photo
+    again_x, again_y = collect([tiny_data], "train", seed=0, workers=1)
+    assert np.array_equal(x, again_x) and np.array_equal(y, again_y)
+
+
+def test_reader_data_names_a_folder_without_images(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert reader_data_main(["--data", str(tmp_path), "--out", str(tmp_path / "p.npz")]) == 2
+    assert f"no train images in {tmp_path / 'images' / 'train'}" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_smoke_train_one_tiny_epoch_export_and_read(tiny_data: Path, tmp_path: Path) -> None:
+    for split in ("train", "val"):
+        assert (
+            reader_data_main(
+                [
+                    "--data",
+                    str(tiny_data),
+                    "--split",
+                    split,
+                    "--out",
+                    str(tmp_path / f"{split}.npz"),
+                    "--workers",
+                    "1",
+                ]
+            )
+            == 0
+        )
+    last = train(tmp_path / "train.npz", tmp_path / "val.npz", epochs=1, batch=16, run_dir=tmp_path / "run")
+    assert last.is_file() and (tmp_path / "run" / "epoch1.pt").is_file()
+    onnx_path = export(last, tmp_path / "out")
+    cards, none = CornerReader(onnx_path).read(
+        np.full((200, 200, 3), 128, np.uint8), np.array([[50, 50, 70, 80]], np.float32)
+    )
+    assert cards.shape == (1, len(CARD_CODES)) and 0.0 <= float(none[0]) <= 1.0
+    assert float(cards.sum() + none.sum()) == pytest.approx(1.0, abs=1e-4)
+
+
+# The same held-out design as the detector's test (tigullio, never in training): the reader, given the
+# detector's box of the card's top-left corner, names the card.
+@pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="models/reader.onnx not exported yet")
+@pytest.mark.parametrize("code", ["AS", "8S", "10S", "QS", "3H", "JH", "KH", "5D", "QD", "6C", "KC", "JK"])
+def test_shipped_reader_names_a_rendered_card_from_its_corner(faces_dir: Path, code: str) -> None:
+    face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
+    assert face is not None
+    photo = on_table(face)
+    boxes = np.array(
+        [[d.x0, d.y0, d.x1, d.y1] for d in OnnxCardDetector().detect(photo, conf=0.2)], np.float32
+    )
+    assert len(boxes), "the detector found no corner"
+    cards, none = CornerReader().read(photo, boxes)
+    assert [CARD_CODES[int(i)] for i in cards.argmax(axis=1)] == [code] * len(boxes)
+    assert float(none.max()) < 0.5

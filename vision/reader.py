@@ -1,0 +1,125 @@
+"""The corner reader: a second, small model that names the card of one corner index the detector found.
+
+The detector (:mod:`vision.detector`) finds and names corner indices in one pass over the whole photo,
+where an index is 15-30 pixels across. The reader looks at each found corner alone: a square patch around
+its box, cut from the photo at full resolution (:func:`corner_patch`), given to a small classifier
+(``models/reader.onnx``) trained on such patches of the synthetic photos only. Its 53 card scores plus one
+"not a corner" score are a second opinion, which :func:`combine` merges with the detector's scores.
+
+The patch geometry is shared with the training code (``models/reader_data.py``), so the model sees at run
+time exactly what it was trained on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.types import CARD_CODES, ModelError
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_READER = MODELS_DIR / "reader.onnx"
+READER_JSON = "reader.json"
+PATCH = 48  # the reader's input side in pixels
+CONTEXT = 1.5  # the patch side over the box's longer side
+NONE_CLASS = "none"  # the reader's extra class: the patch shows no corner index
+
+
+def patch_square(
+    box: tuple[float, float, float, float], context: float = CONTEXT
+) -> tuple[float, float, float]:
+    """The square a box's patch is cut from: centre x, centre y and side, in photo pixels."""
+    x0, y0, x1, y1 = box
+    side = max(x1 - x0, y1 - y0, 4.0) * context
+    return (x0 + x1) / 2, (y0 + y1) / 2, side
+
+
+def corner_patch(
+    image: np.ndarray, box: tuple[float, float, float, float], size: int = PATCH, context: float = CONTEXT
+) -> np.ndarray:
+    """A ``size`` x ``size`` BGR patch of ``image`` around ``box`` (xyxy photo pixels): the square of
+    :func:`patch_square`, cut at full resolution (edges repeated where it leaves the photo), then resized
+    with area averaging (shrinking) or bilinear interpolation (enlarging)."""
+    import cv2
+
+    cx, cy, side = patch_square(box, context)
+    n = max(2, math.ceil(side))
+    cut = cv2.getRectSubPix(image, (n, n), (float(cx), float(cy)))
+    if n == size:
+        return cut
+    interpolation = cv2.INTER_AREA if n > size else cv2.INTER_LINEAR
+    return cv2.resize(cut, (size, size), interpolation=interpolation)
+
+
+def patches_tensor(patches: list[np.ndarray]) -> np.ndarray:
+    """BGR uint8 patches -> Nx3xSxS float32 RGB in [0, 1], the reader's input."""
+    stack = np.stack(patches)[:, :, :, ::-1]
+    return np.ascontiguousarray(stack.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+
+
+class CornerReader:
+    """The exported reader (``reader.onnx`` and its ``reader.json``) run with ONNX Runtime.
+
+    ``read(image, boxes)`` gives, per box, the reader's probabilities over the 53 card codes (in
+    :data:`CARD_CODES` order) and the probability that the patch shows no corner index.
+    """
+
+    def __init__(self, model_path: Path | str = DEFAULT_READER, threads: int = 2) -> None:
+        self.model_path = Path(model_path)
+        self.threads = threads
+        self._session: Any = None
+        self._lock = threading.Lock()
+        self.size = PATCH
+        self.context = CONTEXT
+
+    def load(self) -> CornerReader:
+        with self._lock:
+            if self._session is None:
+                self._load()
+        return self
+
+    def _load(self) -> None:
+        p = self.model_path
+        if not p.is_file():
+            raise ModelError(f"reader model {p} not found (set TABLETALLY_READER=off to read without it)")
+        meta_file = p.parent / READER_JSON
+        try:
+            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"{meta_file}: cannot read the reader's classes: {exc}") from exc
+        names = meta.get("names") if isinstance(meta, dict) else None
+        if names != [*CARD_CODES, NONE_CLASS]:
+            raise ModelError(f"{meta_file}: 'names' must be the 53 card codes then {NONE_CLASS!r}")
+        self.size = int(meta.get("size", PATCH))
+        self.context = float(meta.get("context", CONTEXT))
+        import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        try:
+            session = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelError(f"reader model {p} is not a valid ONNX model: {first}") from exc
+        self._input = session.get_inputs()[0].name
+        self._session = session
+
+    def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per box (Nx4 xyxy in ``image`` pixels): card probabilities (Nx53) and "no corner" (N)."""
+        self.load()
+        if len(boxes) == 0:
+            return np.zeros((0, len(CARD_CODES)), np.float32), np.zeros(0, np.float32)
+        patches = [corner_patch(image, tuple(b), self.size, self.context) for b in boxes]
+        logits = self._session.run(None, {self._input: patches_tensor(patches)})[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        probs /= probs.sum(axis=1, keepdims=True)
+        return probs[:, : len(CARD_CODES)].astype(np.float32), probs[:, len(CARD_CODES)].astype(np.float32)
