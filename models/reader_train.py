@@ -131,7 +131,7 @@ def evaluate(model: Any, x: np.ndarray, y: np.ndarray, batch: int = 512) -> dict
 
 
 def train(
-    train_npz: Path,
+    train_npz: Path | list[Path],
     val_npz: Path,
     epochs: int,
     batch: int = 256,
@@ -139,22 +139,31 @@ def train(
     seed: int = 0,
     threads: int = 2,
     run_dir: Path = RUN_DIR,
+    init: Path | None = None,
 ) -> Path:
-    """Train or resume into ``run_dir`` (``last.pt`` after each epoch, and ``epochN.pt``); returns last.pt."""
+    """Train or resume into ``run_dir`` (``last.pt`` after each epoch, and ``epochN.pt``); returns last.pt.
+
+    ``train_npz``: one patch file or several (pooled). ``init``: start from these weights (a checkpoint of
+    an earlier run) with a fresh optimizer and schedule, to fine-tune on more data.
+    """
     import torch
     import torch.nn as nn
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
-    data = np.load(train_npz)
-    x, y = data["x"], data["y"].astype(np.int64)
+    files = train_npz if isinstance(train_npz, list) else [train_npz]
+    parts = [np.load(f) for f in files]
+    x = parts[0]["x"] if len(parts) == 1 else np.concatenate([p["x"] for p in parts])
+    y = np.concatenate([p["y"] for p in parts]).astype(np.int64)
     val = np.load(val_npz)
     vx, vy = val["x"], val["y"].astype(np.int64)
     if x.shape[1:] != (STORE, STORE, 3):
-        raise ValueError(f"{train_npz}: patches of shape {x.shape[1:]}, expected {(STORE, STORE, 3)}")
+        raise ValueError(f"{files}: patches of shape {x.shape[1:]}, expected {(STORE, STORE, 3)}")
     run_dir.mkdir(parents=True, exist_ok=True)
     last = run_dir / "last.pt"
     model = build_model()
+    if init is not None:
+        model.load_state_dict(torch.load(init, weights_only=False)["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
     steps_per_epoch = math.ceil(len(y) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -236,7 +245,7 @@ def _export_onnx(model: Any, onnx_path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--train", type=Path, default=RUN_DIR / "train.npz")
+    ap.add_argument("--train", type=Path, nargs="+", default=[RUN_DIR / "train.npz"])
     ap.add_argument("--val", type=Path, default=RUN_DIR / "val.npz")
     ap.add_argument("--epochs", type=int, default=8)
     ap.add_argument("--batch", type=int, default=256)
@@ -244,19 +253,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--run-dir", type=Path, default=RUN_DIR, help="checkpoints (default runs/reader)")
+    ap.add_argument("--init", type=Path, metavar="WEIGHTS", help="start from these weights (fine-tuning)")
     ap.add_argument("--export", type=Path, metavar="WEIGHTS", help="export these weights instead of training")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     args = ap.parse_args(argv)
     if args.export:
         print(export(args.export, args.out))
         return 0
-    for path in (args.train, args.val):
+    for path in (*args.train, args.val):
         if not path.is_file():
             print(
                 f"models.reader_train: no patches at {path} (python -m models.reader_data)", file=sys.stderr
             )
             return 2
-    train(args.train, args.val, args.epochs, args.batch, args.lr, args.seed, args.threads, args.run_dir)
+    train(
+        args.train,
+        args.val,
+        args.epochs,
+        args.batch,
+        args.lr,
+        args.seed,
+        args.threads,
+        args.run_dir,
+        args.init,
+    )
     return 0
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.reader import DEFAULT_READER, CornerReader
 from vision.types import CARD_CODES, Detection, ImageError, ModelError, box_size
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
@@ -36,6 +37,9 @@ DEFAULT_CONF = 0.25
 TILE_OVERLAP = 0.2
 AUTO_TILE_FACTOR = 2.0  # measured: see docs/vision.md ("Speed and memory", the tiling tables)
 SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto also tiles: docs/vision.md
+READER_ENV = "TABLETALLY_READER"  # the corner reader's model file, or "off" to read without it
+READER_WEIGHT = 0.5  # the reader's weight in a corner's scores: docs/vision.md ("The corner reader")
+READER_FLOOR = 0.5  # with a reader, the detector's candidates down to this share of ``conf`` are re-read
 ROTATIONS_ENV = "TABLETALLY_ROTATIONS"  # the kiosk's quarter turns per photo (1, 2 or 4) without a rebuild
 DEFAULT_ROTATIONS = 2  # measured: docs/vision.md ("Reading each view in turns")
 ROTATION_CHOICES = (1, 2, 4)
@@ -247,6 +251,18 @@ def candidate_boxes(
     return boxes[valid], np.ascontiguousarray(pred[valid, 4:])
 
 
+def class_nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.5) -> np.ndarray:
+    """Non-maximum suppression within each box's best class (boxes of different classes never suppress
+    each other); the indices kept, best first."""
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    best = scores.argmax(axis=1)
+    best_score = scores[np.arange(len(scores)), best]
+    # shift each class to its own region so boxes of different classes never overlap
+    span = float(boxes.max()) + 1.0
+    return nms(boxes + best[:, None].astype(np.float32) * span, best_score, iou)
+
+
 def suppress(
     boxes: np.ndarray,
     scores: np.ndarray,
@@ -263,12 +279,10 @@ def suppress(
     """
     if len(boxes) == 0:
         return []
+    keep = class_nms(boxes, scores, iou)
+    boxes, scores = boxes[keep], scores[keep]
     best = scores.argmax(axis=1)
     best_score = scores[np.arange(len(scores)), best]
-    # Class-aware NMS: shift each class to its own region so boxes of different classes never overlap.
-    span = float(boxes.max()) + 1.0
-    keep = nms(boxes + best[:, None].astype(np.float32) * span, best_score, iou)
-    boxes, scores, best, best_score = boxes[keep], scores[keep], best[keep], best_score[keep]
 
     # Cross-class NMS: one spot, one corner; the suppressed codes become alternatives.
     order = np.argsort(-best_score, kind="stable")
@@ -426,6 +440,7 @@ class CardDetector:
         threads: int = 2,
         tiles: int | None = None,
         rotations: int | None = None,
+        reader: str | Path | None = None,
     ) -> None:
         try:
             self.backend = Backend(backend)
@@ -469,6 +484,12 @@ class CardDetector:
         self.threads = threads
         self.tiles = tiles
         self.rotations: int = rotations
+        if reader is None:
+            reader = (os.environ.get(READER_ENV) or DEFAULT_READER) if self.backend is Backend.ONNX else "off"
+        if str(reader) != "off" and self.backend is not Backend.ONNX:
+            raise ValueError("the corner reader is only used on the onnx backend")
+        self.reader: CornerReader | None = None if str(reader) == "off" else CornerReader(reader, threads)
+        """The corner reader that re-reads each corner found (:mod:`vision.reader`), or None."""
         """Quarter turns the whole photo is read in (crops: at most ``TILE_ROTATIONS``)."""
         self._lock = threading.Lock()
         self._session: Any = None
@@ -486,6 +507,12 @@ class CardDetector:
         )
 
     @property
+    def candidate_conf(self) -> float:
+        """The score a candidate of one pass needs to be considered: ``conf``, or ``READER_FLOOR * conf``
+        with a corner reader (which can raise a weak corner it reads surely over ``conf``)."""
+        return self.conf * READER_FLOOR if self.reader is not None else self.conf
+
+    @property
     def loaded(self) -> bool:
         return self._session is not None or self._yolo is not None
 
@@ -499,6 +526,8 @@ class CardDetector:
                     self._load_onnx()
                 else:
                     self._load_ultralytics()
+            if self.reader is not None:
+                self.reader.load()
         return self
 
     def _classes_json(self) -> dict[str, Any]:
@@ -613,18 +642,46 @@ class CardDetector:
         views = [self._candidates(image, k) for k in turns(self.rotations)]
         tiles = self.tiles_for(hw)
         if tiles == 1:
-            found = self._suppress(views)
+            found = self._suppress(views, image)
             if self.tiles is not None or not self.corners_are_small(found, hw):
                 return found
             tiles = 2
         tile_turns = turns(min(self.rotations, TILE_ROTATIONS))
-        return self._suppress(views + [self._tiled_candidates(image, tiles, k) for k in tile_turns])
+        return self._suppress(views + [self._tiled_candidates(image, tiles, k) for k in tile_turns], image)
 
-    def _suppress(self, views: list[tuple[np.ndarray, np.ndarray]]) -> list[Detection]:
-        """The views' candidates fused (:func:`fuse_views`), those still reaching ``conf`` suppressed."""
+    def _suppress(self, views: list[tuple[np.ndarray, np.ndarray]], image: np.ndarray) -> list[Detection]:
+        """The views' candidates fused (:func:`fuse_views`); those still reaching ``candidate_conf``
+        re-read by the corner reader (when there is one: :meth:`reread`), then suppressed."""
         boxes, scores = fuse_views(views)
-        keep = scores.max(axis=1) >= self.conf
-        return suppress(boxes[keep], scores[keep], self.codes, self.iou, self.cross_iou)
+        keep = scores.max(axis=1) >= self.candidate_conf
+        boxes, scores = boxes[keep], scores[keep]
+        if self.reader is not None:
+            boxes, scores = self.reread(image, boxes, scores)
+        return suppress(boxes, scores, self.codes, self.iou, self.cross_iou)
+
+    def reread(
+        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Candidates (boxes in ``image`` pixels, class scores) after the corner reader's second opinion.
+
+        The boxes left by non-maximum suppression within each class are cut from the photo at full
+        resolution and read by the reader; each class score becomes a weighted geometric mean of the
+        detector's score and the reader's probability, ``det ** (1 - READER_WEIGHT) * reader **
+        READER_WEIGHT`` (the reader's "no corner" share counting for no card), and the boxes whose best
+        score reaches ``conf`` are kept. A corner both read alike keeps about its score (a weak one the
+        reader is sure of rises over ``conf``: the candidates come down to ``candidate_conf``); one they
+        disagree on sinks, and unless one of them is sure it is dropped.
+        """
+        if self.reader is None or len(boxes) == 0:
+            return boxes, scores
+        keep = class_nms(boxes, scores, self.iou)
+        boxes, scores = boxes[keep], scores[keep]
+        cards, _ = self.reader.read(image, boxes)
+        if self.codes != CARD_CODES:  # a model with its own class order: the reader's columns follow it
+            cards = cards[:, [CARD_CODES.index(c) for c in self.codes]]
+        combined = scores ** (1.0 - READER_WEIGHT) * cards**READER_WEIGHT
+        keep = combined.max(axis=1) >= self.conf
+        return boxes[keep], combined[keep].astype(np.float32)
 
     def corners_are_small(self, found: list[Detection], image_hw: tuple[int, int]) -> bool:
         """Whether the median corner box of ``found`` (detections in a photo of ``image_hw``) is under
@@ -644,7 +701,7 @@ class CardDetector:
         size = self.input_hw or rect_input_size(turned.shape[:2], self.imgsz)
         padded, lb = letterbox(turned, size)
         output = self._session.run(None, {self._input_name: to_input_tensor(padded)})[0]
-        boxes, scores = candidate_boxes(output, len(self.codes), lb, turned.shape[:2], self.conf)
+        boxes, scores = candidate_boxes(output, len(self.codes), lb, turned.shape[:2], self.candidate_conf)
         return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
 
     def tiles_for(self, image_hw: tuple[int, int]) -> int:

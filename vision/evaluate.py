@@ -31,6 +31,7 @@ from typing import Any
 from vision.camera import DEMO_DIR
 from vision.detector import DEFAULT_ONNX, DEFAULT_ROTATIONS, CardDetector, rotations_from, tiling
 from vision.pipeline import read_cards
+from vision.reader import DEFAULT_READER
 from vision.types import VisionError
 
 
@@ -167,6 +168,12 @@ def main(argv: list[str] | None = None) -> int:
         default=[DEFAULT_ROTATIONS],
         help=f"quarter turns per view to compare: 1, 2 or 4 (default {DEFAULT_ROTATIONS}, as the kiosk)",
     )
+    parser.add_argument(
+        "--reader",
+        nargs="+",
+        default=[str(DEFAULT_READER)],
+        help="corner readers to compare: model files, or off to read without one (default: the shipped one)",
+    )
     parser.add_argument("--conf", type=float, help="confidence threshold (default: the model's, else 0.25)")
     parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
     parser.add_argument(
@@ -183,13 +190,13 @@ def main(argv: list[str] | None = None) -> int:
     photos = args.photos or default_photo_dir(args.truth)
     print(f"{len(entries)} photos from {photos}; truth {args.truth}")
     header = (
-        f"{'model':24} {'imgsz':>5} {'tiles':>5} {'turns':>5} {'right':>6} {'extra':>6} {'miss':>5} "
-        f"{'exact':>9} {'doubted':>8} {'ok?':>5} {'hands':>7} {'pairs':>13} {'ms':>7}"
+        f"{'model':24} {'imgsz':>5} {'tiles':>5} {'turns':>5} {'reader':>6} {'right':>6} {'extra':>6} "
+        f"{'miss':>5} {'exact':>9} {'doubted':>8} {'ok?':>5} {'hands':>7} {'pairs':>13} {'ms':>7}"
     )
     print(header)
     for model in args.model:
-        for tiles, rotations in itertools.product(args.tiles, args.rotations):
-            detector = CardDetector(model, tiles=tiles, conf=args.conf, rotations=rotations)
+        for tiles, rotations, reader in itertools.product(args.tiles, args.rotations, args.reader):
+            detector = CardDetector(model, tiles=tiles, conf=args.conf, rotations=rotations, reader=reader)
             try:
                 detector.load()
             except VisionError as exc:
@@ -201,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             wrong = s.extra
             print(
                 f"{model.name[:24]:24} {detector.imgsz:>5} {tiles or 'auto':>5} {rotations:>5} "
+                f"{'off' if detector.reader is None else 'on':>6} "
                 f"{s.right / max(total, 1):>6.1%} "
                 f"{s.extra:>6} {s.missing:>5} {f'{s.exact}/{s.photos}':>9} {f'{s.wrong_doubted}/{wrong}':>8} "
                 f"{s.right_doubted:>5} "

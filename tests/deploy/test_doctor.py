@@ -173,6 +173,14 @@ def test_model_reads_the_test_photos_cards_and_reports_the_median_time(model: Pa
     assert reader.calls == 4  # one warm-up, three timed
 
 
+def test_model_check_says_the_turns_and_that_the_corners_are_re_read(model: Path) -> None:
+    reader = FakeReader(("9D", "7H", "7D"))
+    reader.rotations, reader.reader = 2, "/opt/tabletally/models/reader.onnx"  # type: ignore[attr-defined]
+    check = _model_check(model, reader, [HAND], clock=ticking_clock(0.25), runs=1)
+    assert check.summary.endswith("250 ms per photo at 640 px, 2 turns a view, corners re-read")
+    assert check.details["corner_reader"] == "/opt/tabletally/models/reader.onnx"
+
+
 def test_model_that_misses_or_invents_a_card_is_a_warning_naming_them(model: Path) -> None:
     check = _model_check(model, FakeReader(("7H", "9D", "9D")), [HAND], clock=ticking_clock(0.1))
     assert check.status is Status.WARN
@@ -568,10 +576,15 @@ def _tiny_card_model(path: Path, code_index: int, score: float = 0.9) -> Path:
     return path
 
 
-def test_real_reader_reads_the_bundled_photo_with_a_real_onnx_model(tmp_path: Path) -> None:
+def test_real_reader_reads_the_bundled_photo_with_a_real_onnx_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """vision's detector and corner pairing, run by the doctor on its own test photo: a model that only
-    ever sees 7H is caught missing 7D and 9D."""
+    ever sees 7H is caught missing 7D and 9D. (Without the corner reader, which would see no 7H where
+    this model puts one and drop it: then the doctor says the model reads none of the cards.)"""
     from vision.types import CARD_CODES
+
+    monkeypatch.setenv("TABLETALLY_READER", "off")
 
     probes = doctor.real_probes()
     model = _tiny_card_model(tmp_path / "cards.onnx", CARD_CODES.index("7H"))

@@ -151,3 +151,44 @@ class FakePicamera2:
     def close(self) -> None:
         self.calls.append("close")
         self.closed = True
+
+
+def write_constant_reader(folder: Path, logits: dict[str, float], size: int = 48) -> Path:
+    """A real corner-reader ONNX file (``reader.onnx`` + ``reader.json`` in ``folder``) answering every
+    patch with the same logits: ``logits`` by code ("none" included), -10 for the rest."""
+    onnx = pytest.importorskip("onnx")
+    import json
+
+    from onnx import TensorProto, helper, numpy_helper
+
+    from vision.reader import NONE_CLASS
+
+    names = [*CARD_CODES, NONE_CLASS]
+    row = np.full((1, len(names)), -10.0, dtype=np.float32)
+    for code, value in logits.items():
+        row[0, names.index(code)] = value
+    nodes = [
+        helper.make_node("ReduceMean", ["patches"], ["mean"], axes=[1, 2, 3], keepdims=0),
+        helper.make_node("Unsqueeze", ["mean", "axis"], ["column"]),
+        helper.make_node("Mul", ["column", "zero"], ["nothing"]),
+        helper.make_node("Add", ["row", "nothing"], ["logits"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "constant_reader",
+        [helper.make_tensor_value_info("patches", TensorProto.FLOAT, ["n", 3, size, size])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", len(names)])],
+        initializer=[
+            numpy_helper.from_array(row, name="row"),
+            numpy_helper.from_array(np.zeros((), dtype=np.float32), name="zero"),
+            numpy_helper.from_array(np.array([1], dtype=np.int64), name="axis"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "reader.onnx"
+    path.write_bytes(model.SerializeToString())
+    (folder / "reader.json").write_text(json.dumps({"names": names, "size": size, "context": 1.5}))
+    return path

@@ -155,6 +155,17 @@ def test_detect_tiles_only_with_the_onnx_backend(model: Path, capsys: pytest.Cap
         main(["detect", "x.jpg", "--backend", "ultralytics", "--rotations", "2", "--model", str(model)]) == 2
     )
     assert "--rotations 2 needs the onnx backend" in capsys.readouterr().err
+    argv = ["detect", "x.jpg", "--backend", "ultralytics", "--reader", "r.onnx", "--model", str(model)]
+    assert main(argv) == 2
+    assert "--reader needs the onnx backend" in capsys.readouterr().err
+
+
+def test_detect_names_a_missing_reader(
+    model: Path, photos: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nowhere" / "reader.onnx"
+    assert main(["detect", str(photos["good"]), "--model", str(model), "--reader", str(missing)]) == 3
+    assert f"reader model {missing} not found" in capsys.readouterr().err
 
 
 def test_detect_names_a_bad_rotations_setting_in_the_environment(

@@ -57,5 +57,5 @@ def test_kind_filter_reads_only_those_photos(capsys: pytest.CaptureFixture[str])
     out = capsys.readouterr().out
     assert out.startswith("2 photos from")  # the demo set has two whole-table photos
     row = out.splitlines()[-1].split()
-    assert row[0] == DEFAULT_ONNX.name and row[2] == "1"
+    assert row[0] == DEFAULT_ONNX.name and row[2] == "1" and row[4] == "on"  # the shipped corner reader
     assert "of" in row  # the pair measure: "84.1% of 60"

@@ -68,6 +68,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "$TABLETALLY_ROTATIONS, else 2; onnx backend only)",
     )
     parser.add_argument(
+        "--reader",
+        metavar="PATH",
+        help="the corner reader that re-reads every corner found: a model file, or off (default "
+        "$TABLETALLY_READER, else models/reader.onnx; onnx backend only)",
+    )
+    parser.add_argument(
         "--conf",
         metavar="P",
         type=_probability,
@@ -166,9 +172,17 @@ def run(args: argparse.Namespace) -> int:
     if args.rotations not in (None, 1) and args.backend != "onnx":
         _say(f"--rotations {args.rotations} needs the onnx backend: Ultralytics reads the photo once")
         return EXIT_USAGE
+    if args.reader not in (None, "off") and args.backend != "onnx":
+        _say("--reader needs the onnx backend: Ultralytics reads without the corner reader")
+        return EXIT_USAGE
     try:
         detector = CardDetector(
-            args.model, backend=args.backend, conf=args.conf, tiles=args.tiles, rotations=args.rotations
+            args.model,
+            backend=args.backend,
+            conf=args.conf,
+            tiles=args.tiles,
+            rotations=args.rotations,
+            reader=args.reader,
         )
         detector.load()
     except ModelError as exc:

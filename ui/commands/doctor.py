@@ -249,6 +249,7 @@ def check_model(
         )
     details["input_size"] = getattr(reader, "imgsz", None)
     details["rotations"] = getattr(reader, "rotations", None)
+    details["corner_reader"] = getattr(reader, "reader", None)
     photo: ReferencePhoto | None = None
     image = None
     for candidate in photos:
@@ -280,6 +281,8 @@ def check_model(
     speed = f"{ms:.0f} ms per photo at {details['input_size']} px"
     if details["rotations"]:
         speed += f", {details['rotations']} turn{'s' if details['rotations'] > 1 else ''} a view"
+    if details["corner_reader"]:
+        speed += ", corners re-read"
     wrong_model = "It may be an untrained or a wrong model. " + MODEL_MISSING_FIX
     checked = ""
     if photo is not None and photo.cards is not None:
@@ -707,6 +710,8 @@ class _CardReader:
         self.detector = detector
         self.imgsz = detector.imgsz
         self.rotations = detector.rotations
+        reader = getattr(detector, "reader", None)
+        self.reader = None if reader is None else str(reader.model_path)
         self.doubted: list[str] = []
 
     def read(self, image: Any) -> list[str]:
