@@ -40,6 +40,7 @@ from models.classes import (
 )
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
 from vision.detector import DEFAULT_ROTATIONS, TILE_ROTATIONS, box_iou_one, rotations_from, tiling
+from vision.reader import DEFAULT_READER
 
 REPO = MODELS_DIR.parent
 DEFAULT_REAL = REPO.parent / "shared" / "realcards"
@@ -75,6 +76,7 @@ class SyntheticResult:
     tiled_exact_hand_rate: float | None = None  # the kiosk's detector with tiles x tiles crops (or auto)
     tiled_exact_by_kind: dict[str, float] = field(default_factory=dict)
     rotations: int = 1  # quarter turns per view in that measurement (the kiosk's detector, see vision)
+    reader: str = "off"  # the corner reader of that measurement (a model file), or off
     corners: CornerReads | None = None  # each labelled corner index: read right, as another card, missed
 
 
@@ -217,6 +219,7 @@ def eval_synthetic(
     model: Path = SHIPPED_ONNX,
     failures: Path | None = None,
     rotations: int = 1,
+    reader: str = "off",
 ) -> SyntheticResult:
     """Held-out synthetic metrics; ``conf=None`` picks the threshold with the best exact-hand rate."""
     truth_file = data / "truth" / "val.jsonl"
@@ -258,10 +261,10 @@ def eval_synthetic(
         fn += len(want - got)
     res.card_precision = tp / max(1, tp + fp)
     res.card_recall = tp / max(1, tp + fn)
-    if tiles != 1 or rotations != 1:
-        res.tiles, res.rotations = tiles, rotations
+    if tiles != 1 or rotations != 1 or reader != "off":
+        res.tiles, res.rotations, res.reader = tiles, rotations, reader
         res.tiled_exact_hand_rate, res.tiled_exact_by_kind = tiled_exact_hand(
-            model, data, rows, res.conf, tiles, rotations
+            model, data, rows, res.conf, tiles, rotations, reader
         )
     if weights is not None and weights.is_file():
         res.map50, res.map50_95, per_class = ultralytics_map(weights, data / "data.yaml", det.size)
@@ -276,18 +279,20 @@ def tiled_exact_hand(
     conf: float,
     tiles: int | None,
     rotations: int = 1,
+    reader: str = "off",
 ) -> tuple[float, dict[str, float]]:
     """Exact-hand rate of the kiosk's own detector (:class:`vision.detector.CardDetector`) when it also
     reads a ``tiles`` x ``tiles`` grid of crops at full scale, as it does for large camera stills, or
     (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small; each
-    view read in ``rotations`` quarter turns (the kiosk: 2), the views voting on each corner.
+    view read in ``rotations`` quarter turns (the kiosk: 2), the views voting on each corner; each corner
+    found re-read by ``reader`` (a corner-reader model file, the kiosk's ``models/reader.onnx``) unless off.
 
     The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
     size rather than the model not knowing the card.
     """
     from vision.detector import CardDetector
 
-    kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations).load()
+    kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations, reader=reader).load()
     reads = [{d.code for d in kiosk.detect(_read(data / "images" / "val" / str(r["image"])))} for r in rows]
     return _exact_hand(rows, reads)
 
@@ -465,6 +470,8 @@ def render_report(
                     f"; the whole photo read in {synth.rotations} quarter turns, the crops in "
                     f"{min(synth.rotations, TILE_ROTATIONS)}, the views voting"
                 )
+            if synth.reader != "off":
+                how += f"; each corner found re-read by the corner reader {Path(synth.reader).name}"
             lines += [
                 f"With {how}; not the target's measure): exact-hand rate "
                 f"{synth.tiled_exact_hand_rate:.3f}; by kind "
@@ -543,6 +550,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"quarter turns the kiosk's detector reads each photo in for that measurement: 1, 2 or 4 "
         f"(default {DEFAULT_ROTATIONS}, as the kiosk)",
     )
+    parser.add_argument(
+        "--reader",
+        default=str(DEFAULT_READER),
+        help="the corner reader of the kiosk's detector in that measurement: a model file, or off "
+        "(default: the shipped models/reader.onnx, as the kiosk)",
+    )
     parser.add_argument("--no-map", action="store_true", help="skip the Ultralytics mAP run")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--skip-real", action="store_true")
@@ -566,6 +579,7 @@ def main(argv: list[str] | None = None) -> int:
                 model=args.onnx,
                 failures=FAILURES,
                 rotations=args.rotations,
+                reader=args.reader,
             )
         conf = args.conf if args.conf is not None else (synth.conf if synth else DEFAULT_CONF)
         real: list[RealResult] = []
