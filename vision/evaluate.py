@@ -10,7 +10,7 @@ cards right, extra and missing, photos read exactly, how many of the wrong cards
 (and how many right ones, "ok?": each asks the players for a look), photos whose hands came out right
 (when the truth has hands and the cards were exact), the share of pairs of rightly read cards that the
 hands put together or apart as the truth does (the grouping alone, on every photo with two or more
-hands), and the median ms per photo.
+hands), and the median and mean ms per photo.
 
 The truth is a JSON list of ``{"image", "cards", "hands"}`` (or ``{"photos": [...]}``), or JSON lines
 as written by ``models.synth`` (``datasets/synth/truth/val.jsonl``, photos in ``images/val``).
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(entries)} photos from {photos}; truth {args.truth}")
     header = (
         f"{'model':24} {'imgsz':>5} {'tiles':>5} {'turns':>5} {'reader':>6} {'right':>6} {'extra':>6} "
-        f"{'miss':>5} {'exact':>9} {'doubted':>8} {'ok?':>5} {'hands':>7} {'pairs':>13} {'ms':>7}"
+        f"{'miss':>5} {'exact':>9} {'doubted':>8} {'ok?':>5} {'hands':>7} {'pairs':>13} {'ms':>7} {'mean':>7}"
     )
     print(header)
     for model in args.model:
@@ -213,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{s.extra:>6} {s.missing:>5} {f'{s.exact}/{s.photos}':>9} {f'{s.wrong_doubted}/{wrong}':>8} "
                 f"{s.right_doubted:>5} "
                 f"{f'{s.hands_right}/{s.hands_checked}':>7} "
-                f"{pairs:>13} {statistics.median(times) if times else 0:>7.1f}",
+                f"{pairs:>13} {statistics.median(times) if times else 0:>7.1f} "
+                f"{statistics.fmean(times) if times else 0:>7.1f}",
                 flush=True,
             )
     return 0

@@ -59,3 +59,4 @@ def test_kind_filter_reads_only_those_photos(capsys: pytest.CaptureFixture[str])
     row = out.splitlines()[-1].split()
     assert row[0] == DEFAULT_ONNX.name and row[2] == "1" and row[4] == "on"  # the shipped corner reader
     assert "of" in row  # the pair measure: "84.1% of 60"
+    assert float(row[-2]) > 0 and float(row[-1]) > 0  # median and mean ms per photo
