@@ -29,6 +29,7 @@ import numpy as np
 
 from models.reader_data import NONE_ID, STORE, STORE_CONTEXT
 from vision.reader import CONTEXT, NONE_CLASS, PATCH, READER_JSON
+from vision.runtime import bgr_batch_input
 from vision.types import CARD_CODES
 
 RUN_DIR = Path("runs/reader")
@@ -65,7 +66,7 @@ def to_tensor(x: np.ndarray) -> Any:
     """N x S x S x 3 uint8 BGR -> N x 3 x S x S float RGB in [0, 1]."""
     import torch
 
-    return torch.from_numpy(np.ascontiguousarray(x[:, :, :, ::-1])).permute(0, 3, 1, 2).float().div_(255.0)
+    return torch.from_numpy(bgr_batch_input(x))
 
 
 def centre(batch: Any) -> Any:

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from vision.reader import DEFAULT_READER, CornerReader
+from vision.runtime import MODELS_DIR, bgr_batch_input, onnx_session
 from vision.types import CARD_CODES, Detection, ImageError, ModelError, box_size
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_ONNX = MODELS_DIR / "cards.onnx"
 DEFAULT_PT = MODELS_DIR / "cards.pt"
 CLASSES_FILE = "classes.json"
@@ -181,8 +181,7 @@ def rect_input_size(image_hw: tuple[int, int], imgsz: int, stride: int = 32) -> 
 
 def to_input_tensor(letterboxed_bgr: np.ndarray) -> np.ndarray:
     """HxWx3 uint8 BGR -> 1x3xHxW float32 RGB in [0, 1]."""
-    rgb = letterboxed_bgr[:, :, ::-1]
-    return np.ascontiguousarray(rgb.transpose(2, 0, 1)[None], dtype=np.float32) / np.float32(255.0)
+    return bgr_batch_input(letterboxed_bgr[None])
 
 
 def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
@@ -568,24 +567,7 @@ class CardDetector:
             raise ModelError(f"model file {p} is empty")
 
     def _load_onnx(self) -> None:
-        try:
-            import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
-        except ImportError as exc:  # pragma: no cover - a dependency of the package
-            raise ModelError(f"onnxruntime is not installed: {exc}") from exc
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.log_severity_level = 3
-        # Threads that spin while waiting for work steal the CPU from everything else on a small board
-        # (the kiosk's UI) and, measured on a busy 2-core machine, made inference twice as slow.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            session = ort.InferenceSession(str(self.model_path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ModelError(f"model file {self.model_path} is not a valid ONNX model: {first_line}") from exc
+        session = onnx_session(self.model_path, self.threads, "model file")
         meta_map = session.get_modelmeta().custom_metadata_map
         inputs = session.get_inputs()
         if len(inputs) != 1 or len(inputs[0].shape) != 4:

@@ -4,7 +4,8 @@ The detector (:mod:`vision.detector`) finds and names corner indices in one pass
 where an index is 15-30 pixels across. The reader looks at each found corner alone: a square patch around
 its box, cut from the photo at full resolution (:func:`corner_patch`), given to a small classifier
 (``models/reader.onnx``) trained on such patches of the synthetic photos only. Its 53 card scores plus one
-"not a corner" score are a second opinion, which :func:`combine` merges with the detector's scores.
+"not a corner" score are a second opinion, which :meth:`vision.detector.CardDetector.reread` merges with
+the detector's scores.
 
 The patch geometry is shared with the training code (``models/reader_data.py``), so the model sees at run
 time exactly what it was trained on.
@@ -20,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from vision.runtime import MODELS_DIR, bgr_batch_input, onnx_session
 from vision.types import CARD_CODES, ModelError
 
-MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 READER_JSON = "reader.json"
 PATCH = 48  # the reader's input side in pixels
@@ -58,8 +59,7 @@ def corner_patch(
 
 def patches_tensor(patches: list[np.ndarray]) -> np.ndarray:
     """BGR uint8 patches -> Nx3xSxS float32 RGB in [0, 1], the reader's input."""
-    stack = np.stack(patches)[:, :, :, ::-1]
-    return np.ascontiguousarray(stack.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+    return bgr_batch_input(np.stack(patches))
 
 
 class CornerReader:
@@ -97,18 +97,7 @@ class CornerReader:
             raise ModelError(f"{meta_file}: 'names' must be the 53 card codes then {NONE_CLASS!r}")
         self.size = int(meta.get("size", PATCH))
         self.context = float(meta.get("context", CONTEXT))
-        import onnxruntime as ort  # type: ignore[import-untyped,unused-ignore]
-
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = self.threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        try:
-            session = ort.InferenceSession(str(p), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ModelError(f"reader model {p} is not a valid ONNX model: {first}") from exc
+        session = onnx_session(p, self.threads, "reader model")
         self._input = session.get_inputs()[0].name
         self._session = session
 
