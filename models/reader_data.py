@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from models.evaluate import EvalError, read_yolo_labels
 from vision.reader import CONTEXT, PATCH, corner_patch
 from vision.types import CARD_CODES
 
@@ -31,6 +30,21 @@ STORE_CONTEXT = 2.0  # the stored patch's side over the box's longer side
 STORE = round(PATCH * STORE_CONTEXT / CONTEXT)  # 64: the runtime's 48-pixel square is its centre
 NONE_ID = len(CARD_CODES)  # the reader's last class, "none"
 NEGATIVES_PER_IMAGE = 2
+
+
+def _boxes(label_file: Path, width: int, height: int) -> list[tuple[int, tuple[float, float, float, float]]]:
+    out: list[tuple[int, tuple[float, float, float, float]]] = []
+    if not label_file.is_file():
+        return out
+    for line in label_file.read_text().split("\n"):
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        c, x, y, w, h = int(parts[0]), *map(float, parts[1:])
+        x0, x1 = (x - w / 2) * width, (x + w / 2) * width
+        y0, y1 = (y - h / 2) * height, (y + h / 2) * height
+        out.append((c, (x0, y0, x1, y1)))
+    return out
 
 
 def _far(box: tuple[float, float, float, float], labelled: list[tuple[float, float, float, float]]) -> bool:
@@ -53,9 +67,7 @@ def image_patches(job: tuple[str, str, int]) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"unreadable image {image_path}")
     height, width = image.shape[:2]
     rng = random.Random(seed)
-    labelled = [
-        (CARD_CODES.index(code), box) for code, box in read_yolo_labels(Path(label_path), width, height)
-    ]
+    labelled = _boxes(Path(label_path), width, height)
     patches, ids = [], []
     for c, box in labelled:
         patches.append(corner_patch(image, box, STORE, STORE_CONTEXT))
@@ -113,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         x, y = collect(args.data, args.split, args.seed, args.workers)
-    except (FileNotFoundError, ValueError, EvalError) as exc:
+    except (FileNotFoundError, ValueError) as exc:
         print(f"models.reader_data: {exc} (python -m models.synth draws a dataset)", file=sys.stderr)
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
