@@ -6,7 +6,15 @@ and scale the runtime's square inside it. Negatives ("none") are squares of the 
 labelled corner: half of them one or two corner sizes beside a corner (the card's pips, its picture, the
 edge of the next card), half anywhere in the photo. Deterministic from the seed.
 
+With ``--from-detector`` the patches are cut around the boxes the kiosk's detector itself hands the reader
+(:meth:`vision.detector.CardDetector.reread`: its candidates after class-wise suppression, tiling and turns
+as the kiosk reads, down to ``DETECTOR_FLOOR`` of its threshold, lower than the kiosk goes), so the reader
+learns the detector's loose boxes, its weak corners and its false ones. A box takes
+the class of the labelled corner it overlaps (IoU >= ``MATCH_IOU``), is "none" where it overlaps none
+(IoU < ``NONE_IOU``), and is left out in between. Use photos the detector was not trained on.
+
     python -m models.reader_data --data datasets/synth datasets/synth14 --out runs/reader/train.npz
+    python -m models.reader_data --data datasets/synth9 --from-detector --out runs/reader/hard_9.npz
 
 The output is an ``.npz`` with ``x`` (N x S x S x 3 uint8 BGR, S = ``STORE``) and ``y`` (class ids: the
 53 card codes in ``CARD_CODES`` order, then 53 for "none").
@@ -20,16 +28,20 @@ import sys
 import zlib
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from vision.reader import CONTEXT, PATCH, corner_patch
-from vision.types import CARD_CODES
+from vision.types import CARD_CODES, ModelError
 
 STORE_CONTEXT = 2.0  # the stored patch's side over the box's longer side
 STORE = round(PATCH * STORE_CONTEXT / CONTEXT)  # 64: the runtime's 48-pixel square is its centre
 NONE_ID = len(CARD_CODES)  # the reader's last class, "none"
 NEGATIVES_PER_IMAGE = 2
+MATCH_IOU = 0.5  # --from-detector: a box overlapping a labelled corner this much is that card
+NONE_IOU = 0.2  # ... and one overlapping every labelled corner less than this shows none
+DETECTOR_FLOOR = 0.25  # --from-detector: candidates down to this share of conf (the kiosk: READER_FLOOR)
 
 
 def _boxes(label_file: Path, width: int, height: int) -> list[tuple[int, tuple[float, float, float, float]]]:
@@ -96,7 +108,76 @@ def image_patches(job: tuple[str, str, int]) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(patches), np.asarray(ids, np.int16)
 
 
-def collect(folders: list[Path], split: str, seed: int, workers: int = 2) -> tuple[np.ndarray, np.ndarray]:
+def _iou(box: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> float:
+    w = min(box[2], other[2]) - max(box[0], other[0])
+    h = min(box[3], other[3]) - max(box[1], other[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    union = (box[2] - box[0]) * (box[3] - box[1]) + (other[2] - other[0]) * (other[3] - other[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+_DETECTOR: Any = None
+
+
+def _recording_detector() -> Any:
+    """The kiosk's detector (default model, reader, tiling and turns, one thread), remembering the boxes
+    it last handed the corner reader."""
+    global _DETECTOR
+    if _DETECTOR is None:
+        from vision.detector import CardDetector, class_nms
+
+        class Recording(CardDetector):
+            handed: np.ndarray = np.zeros((0, 4), np.float32)
+
+            @property
+            def candidate_conf(self) -> float:
+                return self.conf * DETECTOR_FLOOR
+
+            def reread(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> Any:
+                self.handed = boxes[class_nms(boxes, scores, self.iou)] if len(boxes) else boxes
+                return super().reread(image, boxes, scores)
+
+        detector = Recording(threads=1).load()
+        if detector.reader is None:
+            raise ValueError("--from-detector needs the corner reader on (unset TABLETALLY_READER=off)")
+        _DETECTOR = detector
+    return _DETECTOR
+
+
+def detector_patches(job: tuple[str, str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The patches of one photo around the boxes the kiosk's detector hands its reader, labelled from
+    the photo's labelled corners (see the module doc)."""
+    import cv2
+
+    image_path, label_path, _ = job
+    image = cv2.imread(image_path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"unreadable image {image_path}")
+    labelled = _boxes(Path(label_path), image.shape[1], image.shape[0])
+    detector = _recording_detector()
+    detector.handed = np.zeros((0, 4), np.float32)
+    detector.detect(image)
+    patches, ids = [], []
+    for row in detector.handed:
+        box = (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
+        best, code = 0.0, NONE_ID
+        for c, truth in labelled:
+            overlap = _iou(box, truth)
+            if overlap > best:
+                best, code = overlap, c
+        if best >= MATCH_IOU or best < NONE_IOU:
+            patches.append(corner_patch(image, box, STORE, STORE_CONTEXT))
+            ids.append(code if best >= MATCH_IOU else NONE_ID)
+    if not patches:
+        return np.zeros((0, STORE, STORE, 3), np.uint8), np.zeros(0, np.int16)
+    return np.stack(patches), np.asarray(ids, np.int16)
+
+
+def collect(
+    folders: list[Path], split: str, seed: int, workers: int = 2, from_detector: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
     jobs = []
     for folder in folders:
         images = sorted((folder / "images" / split).glob("*.jpg"))
@@ -105,11 +186,12 @@ def collect(folders: list[Path], split: str, seed: int, workers: int = 2) -> tup
         for k, img in enumerate(images):
             label = folder / "labels" / split / (img.stem + ".txt")
             jobs.append((str(img), str(label), zlib.crc32(f"{seed}/{folder.name}/{k}".encode())))
+    make = detector_patches if from_detector else image_patches
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(image_patches, jobs, chunksize=32))
+            parts = list(pool.map(make, jobs, chunksize=8 if from_detector else 32))
     else:
-        parts = [image_patches(j) for j in jobs]
+        parts = [make(j) for j in jobs]
     return np.concatenate([p for p, _ in parts]), np.concatenate([i for _, i in parts])
 
 
@@ -122,10 +204,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, required=True, help="the .npz to write")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument(
+        "--from-detector",
+        action="store_true",
+        help="cut the patches around the kiosk detector's own boxes (see the module doc)",
+    )
     args = ap.parse_args(argv)
     try:
-        x, y = collect(args.data, args.split, args.seed, args.workers)
-    except (FileNotFoundError, ValueError) as exc:
+        x, y = collect(args.data, args.split, args.seed, args.workers, args.from_detector)
+    except (FileNotFoundError, ValueError, ModelError) as exc:
         print(f"models.reader_data: {exc} (python -m models.synth draws a dataset)", file=sys.stderr)
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)

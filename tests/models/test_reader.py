@@ -8,9 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
+import models.reader_data
 from models.onnx_detect import OnnxCardDetector
 from models.probe import on_table
-from models.reader_data import NONE_ID, STORE, collect
+from models.reader_data import NONE_ID, STORE, collect, detector_patches
 from models.reader_data import main as reader_data_main
 from models.reader_train import export, train
 from models.synth import SynthConfig, generate
@@ -44,6 +45,36 @@ def test_reader_data_names_a_folder_without_images(
 ) -> None:
     assert reader_data_main(["--data", str(tmp_path), "--out", str(tmp_path / "p.npz")]) == 2
     assert f"no train images in {tmp_path / 'images' / 'train'}" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="models/reader.onnx not exported yet")
+def test_detector_patches_take_the_class_of_the_labelled_corner_they_overlap(
+    tiny_data: Path, tmp_path: Path
+) -> None:
+    found = 0
+    for image in sorted((tiny_data / "images" / "train").glob("*.jpg")):
+        label = tiny_data / "labels" / "train" / f"{image.stem}.txt"
+        classes = {int(line.split()[0]) for line in label.read_text().split("\n") if line.strip()}
+        x, y = detector_patches((str(image), str(label), 0))
+        assert x.shape == (len(y), STORE, STORE, 3)
+        assert set(y.tolist()) <= classes | {NONE_ID}
+        found += int((y != NONE_ID).sum())
+    assert found > 0, "the kiosk's detector found none of the labelled corners"
+    # the same photo with nothing labelled: every box the detector hands the reader is a negative
+    unlabelled = tmp_path / "none.txt"
+    unlabelled.write_text("")
+    x, y = detector_patches((str(image), str(unlabelled), 0))
+    assert len(y) > 0 and set(y.tolist()) == {NONE_ID}
+
+
+def test_detector_patches_need_the_reader_on(
+    tiny_data: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TABLETALLY_READER", "off")
+    monkeypatch.setattr(models.reader_data, "_DETECTOR", None)
+    args = ["--data", str(tiny_data), "--from-detector", "--workers", "1", "--out", "unused.npz"]
+    assert reader_data_main(args) == 2
+    assert "--from-detector needs the corner reader on" in capsys.readouterr().err
 
 
 @pytest.mark.slow
