@@ -46,6 +46,8 @@ DEFAULT_ROTATIONS = 2  # measured: docs/vision.md ("Reading each view in turns")
 ROTATION_CHOICES = (1, 2, 4)
 TILE_ROTATIONS = 2  # the crops are read in at most this many turns (4 cost 8 more passes, read no more)
 FUSE_IOU = 0.55  # candidates of two views overlapping this much are the same corner
+MAX_CANDIDATES = 300  # per pass, the best kept: real photos give at most ~150 (docs/vision.md); a broken
+# model that scores every anchor would otherwise make fusing the views take seconds
 
 
 def tiling(text: str) -> int | None:
@@ -223,8 +225,10 @@ def candidate_boxes(
     lb: Letterbox,
     image_shape: tuple[int, int],
     conf: float = 0.25,
+    limit: int = MAX_CANDIDATES,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The raw output's boxes whose best class score reaches ``conf``, before any suppression.
+    """The raw output's boxes whose best class score reaches ``conf``, before any suppression: at most
+    ``limit`` of them, the best scored (in the model's anchor order).
 
     Returns ``(boxes, scores)``: Nx4 xyxy in photo pixels (clipped to the photo) and NxC class scores.
     """
@@ -239,7 +243,11 @@ def candidate_boxes(
             f"for {n_classes} classes"
         )
     pred = pred.T  # N x (4 + C)
-    pred = pred[pred[:, 4:].max(axis=1) >= conf]
+    best = pred[:, 4:].max(axis=1)
+    keep = np.flatnonzero(best >= conf)
+    if len(keep) > limit:
+        keep = np.sort(keep[np.argsort(-best[keep], kind="stable")[:limit]])
+    pred = pred[keep]
     cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
     boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.pad_x) / lb.scale

@@ -11,9 +11,11 @@ import pytest
 
 from tests.vision.helpers import raw_output, table_photo
 from vision.detector import (
+    MAX_CANDIDATES,
     SMALL_CORNER,
     CardDetector,
     Letterbox,
+    candidate_boxes,
     decode_predictions,
     fuse_views,
     letterbox,
@@ -435,3 +437,17 @@ def test_the_number_of_turns_comes_from_the_argument_the_environment_or_the_defa
         CardDetector("m.onnx", rotations=3)
     with pytest.raises(ValueError, match="only done on the onnx backend"):
         CardDetector("m.pt", backend="ultralytics", rotations=2)
+
+
+def test_a_pass_keeps_at_most_its_best_candidates_in_anchor_order() -> None:
+    n = MAX_CANDIDATES + 200
+    rng = np.random.default_rng(0)
+    scores = rng.permutation(n) / (2 * n) + 0.3  # distinct, all over conf
+    output = raw_output([(100.0 + k % 50, 150.0, 20.0, 30.0) for k in range(n)], [{"6S": v} for v in scores])
+    identity = Letterbox(1.0, 0.0, 0.0, (320, 320))
+    boxes, got = candidate_boxes(output, len(CARD_CODES), identity, (320, 320), conf=0.25)
+    assert len(boxes) == len(got) == MAX_CANDIDATES
+    best = np.sort(np.argsort(-scores)[:MAX_CANDIDATES])  # the best, in the model's own order
+    assert np.allclose(got[:, CARD_CODES.index("6S")], scores[best])
+    few, _ = candidate_boxes(output, len(CARD_CODES), identity, (320, 320), conf=0.25, limit=n)
+    assert len(few) == n
