@@ -36,7 +36,10 @@ class PairingRules:
     bounds how much the two corner boxes of one card may differ in size; ``max_corners`` is how many
     index corners one card may show (4 for decks printed in every corner). A card is uncertain when its
     confidence is under ``uncertain_below``, or when on every corner of it another code scores at least
-    ``compete_ratio`` times the corner's own confidence.
+    ``compete_ratio`` times the corner's own confidence. Two corners of one code whose centres lie under
+    ``same_corner_ratio`` corner sizes apart are one index seen twice (nested boxes of two sizes, which
+    non-maximum suppression keeps when they overlap less than its threshold; measured on photos at camera
+    resolution): the weaker one is dropped, its other readings kept as alternatives.
     """
 
     min_ratio: float = 1.8
@@ -46,6 +49,7 @@ class PairingRules:
     uncertain_below: float = 0.5
     compete_ratio: float = 0.5
     max_corners: int = 4
+    same_corner_ratio: float = 0.8
 
     def __post_init__(self) -> None:
         if not 0 < self.min_ratio <= self.expected_ratio <= self.max_ratio:
@@ -55,6 +59,11 @@ class PairingRules:
             )
         if not 1 <= self.max_corners <= 4:
             raise ValueError(f"max_corners must be 1 to 4, got {self.max_corners}")
+        if not 0 <= self.same_corner_ratio < self.min_ratio:
+            raise ValueError(
+                f"same_corner_ratio must lie in [0, min_ratio), got {self.same_corner_ratio} "
+                f"(min_ratio {self.min_ratio})"
+            )
         if self.max_size_ratio < 1:
             raise ValueError(f"max_size_ratio must be >= 1, got {self.max_size_ratio}")
         if not 0 <= self.uncertain_below <= 1 or not 0 < self.compete_ratio <= 1:
@@ -86,6 +95,37 @@ def pair_cost(a: Detection, b: Detection, rules: PairingRules = DEFAULT_RULES) -
 
 def _competes(det: Detection, rules: PairingRules) -> bool:
     return any(score >= rules.compete_ratio * det.confidence for _, score in det.alternatives)
+
+
+def one_per_corner(detections: Sequence[Detection], rules: PairingRules = DEFAULT_RULES) -> list[Detection]:
+    """``detections`` without the corners seen twice: of two of one code whose centres lie under
+    ``rules.same_corner_ratio`` corner sizes apart, the more confident stays, with the other's other
+    readings added to its alternatives. Order is kept."""
+    order = sorted(range(len(detections)), key=lambda i: -detections[i].confidence)
+    kept: dict[int, Detection] = {}
+    for i in order:
+        det = detections[i]
+        twin = next(
+            (
+                k
+                for k, other in kept.items()
+                if other.code == det.code
+                and _center_distance(other.box, det.box)
+                < rules.same_corner_ratio * math.sqrt(box_size(other.box) * box_size(det.box))
+            ),
+            None,
+        )
+        if twin is None:
+            kept[i] = det
+            continue
+        other = kept[twin]
+        alternatives = dict(other.alternatives)
+        for code, score in det.alternatives:
+            if code != other.code and score > alternatives.get(code, 0.0):
+                alternatives[code] = score
+        ordered = tuple(sorted(alternatives.items(), key=lambda kv: (-kv[1], kv[0])))
+        kept[twin] = Detection(other.code, other.confidence, other.box, ordered)
+    return [kept[i] for i in sorted(kept)]
 
 
 def _make_card(corners: Sequence[Detection], rules: PairingRules, code: str | None = None) -> DetectedCard:
@@ -187,11 +227,12 @@ def cards_from_detections(
 
     Same-code corners that fit together as the index corners of one card (two, or up to four for decks
     printed in all four corners) become one card; every other corner is a card of its own (its partner
-    is covered, or it is a duplicate from a second deck). Corners with *different* codes also make one
+    is covered, or it is a duplicate from a second deck); one index found twice counts once
+    (:func:`one_per_corner`). Corners with *different* codes also make one
     (uncertain) card when they fit geometrically and the model gave each group's code real weight for
     the other (a 6 read as 9 in one corner), so one card is not counted twice.
     """
-    dets = list(detections)
+    dets = one_per_corner(detections, rules)
     singles = [[i] for i in range(len(dets))]
 
     def same_code(a: list[int], b: list[int]) -> bool:

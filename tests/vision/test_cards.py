@@ -18,6 +18,7 @@ from vision.cards import (
     card_shaped,
     cards_from_detections,
     group_into_hands,
+    one_per_corner,
     pair_cost,
     turn_gap,
 )
@@ -429,3 +430,36 @@ def test_card_counts_survive_detector_box_noise_on_synthetic_tables() -> None:
         missing += sum((want - got).values())
     assert missing == 0
     assert exact >= 0.97 * len(SYNTHETIC) and extra <= 3
+
+
+def test_one_index_found_twice_in_nested_boxes_counts_once() -> None:
+    # camera resolution: the whole index and its rank alone, both read 7C, overlapping under the NMS IoU
+    big = corner("7C", 100, 100, conf=0.8, size=30.0)
+    small = corner("7C", 104, 106, conf=0.6, alts=(("7S", 0.3),), size=21.0)
+    cards = cards_from_detections([big, small])
+    assert codes(cards) == ["7C"] and len(cards[0].boxes) == 1
+    (kept,) = one_per_corner([big, small])
+    assert kept.box == big.box and kept.confidence == 0.8 and kept.alternatives == (("7S", 0.3),)
+
+
+def test_a_twice_found_index_still_pairs_with_its_cards_other_corner() -> None:
+    near = corner("QH", 103, 98, conf=0.5, size=24.0)
+    cards = cards_from_detections([*card_corners("QH", 100, 100), near])
+    assert codes(cards) == ["QH"] and len(cards[0].boxes) == 2
+
+
+def test_two_cards_of_one_code_side_by_side_stay_two() -> None:
+    # two decks: the same code one corner size apart is two indices, not one seen twice
+    a, b = corner("5D", 100, 100), corner("5D", 100 + CORNER, 100)
+    assert codes(cards_from_detections([a, b])) == ["5D", "5D"]
+    assert one_per_corner([a, b]) == [a, b]
+
+
+def test_nested_boxes_of_different_codes_are_left_to_the_pairing() -> None:
+    a, b = corner("6S", 100, 100, size=30.0), corner("9S", 102, 102, conf=0.5, size=22.0)
+    assert one_per_corner([a, b]) == [a, b]
+
+
+def test_same_corner_ratio_must_stay_under_min_ratio() -> None:
+    with pytest.raises(ValueError, match="same_corner_ratio must lie in"):
+        PairingRules(same_corner_ratio=2.0)
