@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.detector import box_iou_one
 from vision.reader import CONTEXT, PATCH, corner_patch
 from vision.types import CARD_CODES, ModelError
 
@@ -108,16 +109,6 @@ def image_patches(job: tuple[str, str, int]) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(patches), np.asarray(ids, np.int16)
 
 
-def _iou(box: tuple[float, float, float, float], other: tuple[float, float, float, float]) -> float:
-    w = min(box[2], other[2]) - max(box[0], other[0])
-    h = min(box[3], other[3]) - max(box[1], other[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    union = (box[2] - box[0]) * (box[3] - box[1]) + (other[2] - other[0]) * (other[3] - other[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 _DETECTOR: Any = None
 
 
@@ -126,23 +117,26 @@ def _recording_detector() -> Any:
     it last handed the corner reader."""
     global _DETECTOR
     if _DETECTOR is None:
-        from vision.detector import CardDetector, class_nms
+        from vision.detector import CardDetector
+        from vision.reader import CornerReader
 
-        class Recording(CardDetector):
+        class RecordingReader(CornerReader):
             handed: np.ndarray = np.zeros((0, 4), np.float32)
 
+            def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                self.handed = boxes
+                return super().read(image, boxes)
+
+        class Recording(CardDetector):
             @property
             def candidate_conf(self) -> float:
                 return self.conf * DETECTOR_FLOOR
 
-            def reread(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray) -> Any:
-                self.handed = boxes[class_nms(boxes, scores, self.iou)] if len(boxes) else boxes
-                return super().reread(image, boxes, scores)
-
-        detector = Recording(threads=1).load()
+        detector = Recording(threads=1)
         if detector.reader is None:
             raise ValueError("--from-detector needs the corner reader on (unset TABLETALLY_READER=off)")
-        _DETECTOR = detector
+        detector.reader = RecordingReader(detector.reader.model_path, threads=1)
+        _DETECTOR = detector.load()
     return _DETECTOR
 
 
@@ -157,16 +151,16 @@ def detector_patches(job: tuple[str, str, int]) -> tuple[np.ndarray, np.ndarray]
         raise ValueError(f"unreadable image {image_path}")
     labelled = _boxes(Path(label_path), image.shape[1], image.shape[0])
     detector = _recording_detector()
-    detector.handed = np.zeros((0, 4), np.float32)
+    detector.reader.handed = np.zeros((0, 4), np.float32)
     detector.detect(image)
+    truths = np.array([b for _, b in labelled], np.float32).reshape(-1, 4)
     patches, ids = [], []
-    for row in detector.handed:
+    for row in detector.reader.handed:
         box = (float(row[0]), float(row[1]), float(row[2]), float(row[3]))
-        best, code = 0.0, NONE_ID
-        for c, truth in labelled:
-            overlap = _iou(box, truth)
-            if overlap > best:
-                best, code = overlap, c
+        overlaps = box_iou_one(np.asarray(box, np.float32), truths)
+        k = int(overlaps.argmax()) if len(truths) else 0
+        best = float(overlaps[k]) if len(truths) else 0.0
+        code = labelled[k][0] if best > 0 else NONE_ID
         if best >= MATCH_IOU or best < NONE_IOU:
             patches.append(corner_patch(image, box, STORE, STORE_CONTEXT))
             ids.append(code if best >= MATCH_IOU else NONE_ID)

@@ -97,6 +97,15 @@ def _competes(det: Detection, rules: PairingRules) -> bool:
     return any(score >= rules.compete_ratio * det.confidence for _, score in det.alternatives)
 
 
+def _best_alternatives(readings: Sequence[tuple[str, float]], code: str) -> tuple[tuple[str, float], ...]:
+    """The best score of each code among ``readings`` other than ``code``, best first (ties by code)."""
+    best: dict[str, float] = {}
+    for other, score in readings:
+        if other != code and (other not in best or score > best[other]):
+            best[other] = score
+    return tuple(sorted(best.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def one_per_corner(detections: Sequence[Detection], rules: PairingRules = DEFAULT_RULES) -> list[Detection]:
     """``detections`` without the corners seen twice: of two of one code whose centres lie under
     ``rules.same_corner_ratio`` corner sizes apart, the more confident stays, with the other's other
@@ -119,27 +128,18 @@ def one_per_corner(detections: Sequence[Detection], rules: PairingRules = DEFAUL
             kept[i] = det
             continue
         other = kept[twin]
-        alternatives = dict(other.alternatives)
-        for code, score in det.alternatives:
-            if code != other.code and score > alternatives.get(code, 0.0):
-                alternatives[code] = score
-        ordered = tuple(sorted(alternatives.items(), key=lambda kv: (-kv[1], kv[0])))
-        kept[twin] = Detection(other.code, other.confidence, other.box, ordered)
+        alternatives = _best_alternatives([*other.alternatives, *det.alternatives], other.code)
+        kept[twin] = Detection(other.code, other.confidence, other.box, alternatives)
     return [kept[i] for i in sorted(kept)]
 
 
 def _make_card(corners: Sequence[Detection], rules: PairingRules, code: str | None = None) -> DetectedCard:
     code = code or max(corners, key=lambda d: d.confidence).code
     confidence = max(d.confidence for d in corners if d.code == code)
-    alternatives: dict[str, float] = {}
-    for det in corners:
-        others = [*det.alternatives, (det.code, det.confidence)]
-        for alt_code, score in others:
-            if alt_code != code:
-                alternatives[alt_code] = max(alternatives.get(alt_code, 0.0), score)
+    readings = [reading for d in corners for reading in (*d.alternatives, (d.code, d.confidence))]
+    ordered = _best_alternatives(readings, code)
     torn = any(d.code != code for d in corners) or all(_competes(d, rules) for d in corners)
     uncertain = confidence < rules.uncertain_below or torn
-    ordered = tuple(sorted(alternatives.items(), key=lambda kv: (-kv[1], kv[0])))
     boxes = tuple(d.box for d in sorted(corners, key=lambda d: (d.box[1], d.box[0])))
     return DetectedCard(code, confidence, uncertain, boxes, ordered)
 
