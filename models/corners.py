@@ -146,6 +146,56 @@ def measure_deck_corners(deck_dir: Path) -> dict[str, object]:
     return result
 
 
+MARK_REPEAT_SCORE = 0.6  # correlation above which a corner mark counts as printed again in the other corners
+
+
+def mirrored(box: Box) -> Box:
+    """The same box at the top-right corner (left and right swapped)."""
+    return Box(1 - box.x1, box.y0, 1 - box.x0, box.y1)
+
+
+def _paper_gray(face: np.ndarray) -> np.ndarray:
+    """The face as grey levels with transparent pixels turned white."""
+    alpha = face[:, :, 3:4].astype(np.float32) / 255
+    return np.asarray(
+        (face[:, :, :3].astype(np.float32) * alpha + 255 * (1 - alpha)).mean(axis=2), np.float32
+    )
+
+
+def mark_repeat_score(face: np.ndarray, box: Box) -> float:
+    """How surely the mark in ``box`` (top-left) is printed again at the top-right corner, in [-1, 1].
+
+    The best normalised correlation of the mark, as printed or mirrored, within a small margin around the
+    mirrored box. Some jokers print their star in all four corners while the deck's other cards print the
+    index in two: 0.85-1.00 for those (ais-plastic, ais-anglo_modern), at most 0.31 for any other joker.
+    """
+    if face.ndim != 3 or face.shape[2] != 4:
+        raise CornerError(f"expected an RGBA face image, got shape {face.shape}")
+    h, w = face.shape[:2]
+    g = _paper_gray(face)
+    x0, y0 = int(box.x0 * w), int(box.y0 * h)
+    x1, y1 = int(np.ceil(box.x1 * w)), int(np.ceil(box.y1 * h))
+    mark = g[y0:y1, x0:x1]
+    if mark.size == 0 or float(mark.std()) < 1.0:
+        return 0.0
+    pad = max(4, w // 40)
+    m = mirrored(box)
+    mx0, mx1 = int(m.x0 * w), int(np.ceil(m.x1 * w))
+    region = g[max(0, y0 - pad) : min(h, y1 + pad), max(0, mx0 - pad) : min(w, mx1 + pad)]
+    if region.shape[0] < mark.shape[0] or region.shape[1] < mark.shape[1]:
+        return 0.0
+    scores = [
+        float(cv2.matchTemplate(region, np.ascontiguousarray(t), cv2.TM_CCOEFF_NORMED).max())
+        for t in (mark, mark[:, ::-1])
+    ]
+    return max(scores)
+
+
+def mark_in_four_corners(face: np.ndarray, box: Box) -> bool:
+    """Whether the face prints the mark of ``box`` in all four corners (see :func:`mark_repeat_score`)."""
+    return mark_repeat_score(face, box) >= MARK_REPEAT_SCORE
+
+
 def load_index_boxes(deck_dir: Path) -> tuple[Box, Box | None]:
     """The deck's index box and its joker's corner box (None when the deck has no joker)."""
     import json

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from models.classes import CLASS_CODES, CLASS_INDEX, JOKER
-from models.corners import Box, load_index_boxes
+from models.corners import Box, load_index_boxes, mark_in_four_corners, mirrored
 from models.decks import Deck, Family
 from models.faces import BACK
 from models.textures import Rng, camera, draw_clutter, draw_hand, random_perspective, surface
@@ -31,6 +31,11 @@ PROCEDURAL_SHARE = 0.5
 # hand reaches in over the cards (models.textures.draw_hand). The held-out split has none unless asked
 # (models.synth --hand-share), so it stays the same photos as before hands existed.
 HAND_SHARE = 0.15
+# Share of the training scenes whose cards carry a maker's mark: small print (letters, digits) near the two
+# corners without an index, as the held-out tigullio-international prints "KDE" beside its court cards. It
+# teaches the models that small print in a corner is not an index. Drawn from a generator of its own; the
+# held-out split has none unless asked (models.synth --mark-share).
+MARK_SHARE = 0.2
 SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
 
 
@@ -103,8 +108,9 @@ class FaceLibrary:
                 else:
                     b = joker_box if code == JOKER and joker_box is not None else box
                     boxes = (b, b.rotated180())
-                    if deck.four_corners:
-                        boxes += (Box(1 - b.x1, b.y0, 1 - b.x0, b.y1), Box(b.x0, 1 - b.y1, b.x1, 1 - b.y0))
+                    # a joker may print its mark in all four corners where the deck's index is in two
+                    if deck.four_corners or (code == JOKER and mark_in_four_corners(img, b)):
+                        boxes += (mirrored(b), mirrored(b).rotated180())
                 faces[code] = Face(deck.name, code, img, boxes)
             self._cache[deck.name] = faces
         return self._cache[deck.name]
@@ -128,6 +134,74 @@ class SceneResult:
     hands: list[list[str]] = field(default_factory=list)
     kind: str = ""
     decks: list[str] = field(default_factory=list)
+
+
+_MARK_WORDS = ("KDE", "USPCC", "No. 808", "POKER", "BRIDGE", "ACE", "2004", "PIATNIK", "MADE IN", "100%")
+_MARK_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+@dataclass(frozen=True)
+class MakersMark:
+    """Small print a deck repeats near the two corners that carry no index (see MARK_SHARE)."""
+
+    text: str
+    color: tuple[float, float, float]  # BGR
+    height: float  # glyph height as a fraction of the face height
+    vertical: bool  # reads top to bottom along the card's edge
+    courts_only: bool  # printed on the court cards only
+    font: int
+    thickness: int
+
+    @classmethod
+    def draw(cls, rng: Rng) -> MakersMark:
+        if rng.random() < 0.5:
+            text = str(rng.choice(_MARK_WORDS))
+        else:
+            text = "".join(rng.choice(list(_MARK_LETTERS), size=int(rng.integers(2, 6))))
+        ink = (rng.uniform(0, 90), rng.uniform(0, 90), rng.uniform(0, 90))
+        color = ink if rng.random() < 0.6 else ((30.0, 30.0, 190.0) if rng.random() < 0.5 else (120.0,) * 3)
+        return cls(
+            text=text,
+            color=tuple(float(c) for c in color),  # type: ignore[arg-type]
+            height=float(rng.uniform(0.018, 0.05)),
+            vertical=bool(rng.random() < 0.5),
+            courts_only=bool(rng.random() < 0.3),
+            font=int(rng.choice([cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_PLAIN])),
+            thickness=int(rng.integers(1, 3)),
+        )
+
+    def stamp(self, face: Face) -> Face:
+        """A copy of ``face`` with the mark printed near its top-right corner and, turned, its bottom-left.
+
+        Only faces with their index in two corners (two label boxes) are marked; backs, four-corner decks
+        and jokers printing their mark in four corners come back as they are, as do number cards when
+        the mark is for court cards only. The labels are unchanged: the mark is not an index.
+        """
+        if len(face.boxes) != 2 or (self.courts_only and face.code[:-1] not in ("J", "Q", "K")):
+            return face
+        img = face.image.copy()
+        fh, fw = img.shape[:2]
+        scale = cv2.getFontScaleFromHeight(self.font, max(4, int(self.height * fh)), self.thickness)
+        (tw, th), base = cv2.getTextSize(self.text, self.font, scale, self.thickness)
+        strip = np.zeros((th + base + 4, tw + 4, 4), np.uint8)
+        cv2.putText(
+            strip, self.text, (2, th + 2), self.font, scale, (*self.color, 255), self.thickness, cv2.LINE_AA
+        )
+        if self.vertical:
+            strip = cv2.rotate(strip, cv2.ROTATE_90_CLOCKWISE)
+        b = mirrored(face.boxes[0])
+        sh, sw = strip.shape[:2]
+        x = int(min(b.x1 * fw, fw * 0.97) - sw)
+        y = int(max(b.y0 * fh, fh * 0.03))
+        if x < fw // 2 or y + sh > fh // 2:
+            return face  # too long to fit beside the corner
+        for patch, (px, py) in ((strip, (x, y)), (strip[::-1, ::-1], (fw - x - sw, fh - y - sh))):
+            alpha = patch[:, :, 3:4].astype(np.float32) / 255
+            roi = img[py : py + sh, px : px + sw]
+            paper = roi[:, :, 3:4] > 0
+            mixed = roi[:, :, :3] * (1 - alpha) + patch[:, :, :3] * alpha
+            roi[:, :, :3] = np.where(paper, mixed, roi[:, :, :3]).astype(np.uint8)
+        return Face(face.deck, face.code, img, face.boxes)
 
 
 def _placement_matrix(p: Placement) -> np.ndarray:
@@ -345,6 +419,20 @@ def _backs(
     return out
 
 
+def _with_marks(rng: Rng, placements: list[Placement]) -> list[Placement]:
+    """The placements with each deck's cards carrying that deck's maker's mark (one mark per deck)."""
+    marks: dict[str, MakersMark] = {}
+    out = []
+    for p in placements:
+        if p.face.code == BACK:
+            out.append(p)
+            continue
+        if p.face.deck not in marks:
+            marks[p.face.deck] = MakersMark.draw(rng)
+        out.append(replace(p, face=marks[p.face.deck].stamp(p.face)))
+    return out
+
+
 class SceneMaker:
     """Draws random scenes of one split's decks. Deterministic given the generator passed to :meth:`make`."""
 
@@ -383,9 +471,16 @@ class SceneMaker:
         return out
 
     def make(
-        self, rng: Rng, w: int, h: int, kind: SceneKind | None = None, hand_rng: Rng | None = None
+        self,
+        rng: Rng,
+        w: int,
+        h: int,
+        kind: SceneKind | None = None,
+        hand_rng: Rng | None = None,
+        mark_rng: Rng | None = None,
     ) -> SceneResult:
-        """One scene; ``hand_rng`` (its own generator) adds a player's hand to scenes of HAND_KINDS."""
+        """One scene; ``hand_rng`` (its own generator) adds a player's hand to scenes of HAND_KINDS,
+        ``mark_rng`` (another) a maker's mark to each deck's cards (:class:`MakersMark`)."""
         if kind is None:
             kinds = list(SCENE_WEIGHTS)
             probs = np.array([SCENE_WEIGHTS[k] for k in kinds])
@@ -488,6 +583,8 @@ class SceneMaker:
                 clutter = int(rng.integers(1, 6))
         if kind not in HAND_KINDS:
             hand_rng = None
+        if mark_rng is not None:
+            placements = _with_marks(mark_rng, placements)
         image, labels, cards = render_scene(rng, placements, w, h, tilt, clutter, surface_kind, hand_rng)
         decks = sorted({p.face.deck for p in placements if p.face.code != BACK})
         return SceneResult(image, labels, cards, hands, kind.value, decks)

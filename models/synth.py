@@ -34,7 +34,7 @@ import numpy as np
 
 from models.classes import CLASS_CODES
 from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks, procedural_decks
-from models.scenes import HAND_SHARE, FaceLibrary, SceneKind, SceneMaker, SceneResult, scene_truth
+from models.scenes import HAND_SHARE, MARK_SHARE, FaceLibrary, SceneKind, SceneMaker, SceneResult, scene_truth
 
 FRAMES: tuple[tuple[int, int], ...] = ((640, 480), (480, 640), (640, 360))
 FRAME_P = (0.72, 0.14, 0.14)
@@ -56,6 +56,8 @@ class SynthConfig:
     kind: SceneKind | None = None  # every scene of this kind (measuring one kind); None = the usual mix
     # share of scenes with a player's hand over the cards; None = HAND_SHARE in train, none in val
     hand_share: float | None = None
+    # share of scenes whose cards carry a maker's mark; None = MARK_SHARE in train, none in val
+    mark_share: float | None = None
 
     def __post_init__(self) -> None:
         if self.count < 0 or self.val_count < 0:
@@ -64,12 +66,20 @@ class SynthConfig:
             raise ValueError(f"long_side must be at least 64 pixels, got {self.long_side}")
         if self.hand_share is not None and not 0.0 <= self.hand_share <= 1.0:
             raise ValueError(f"hand_share must be between 0 and 1, got {self.hand_share}")
+        if self.mark_share is not None and not 0.0 <= self.mark_share <= 1.0:
+            raise ValueError(f"mark_share must be between 0 and 1, got {self.mark_share}")
 
     def split_hand_share(self, split: Split) -> float:
         """The share of scenes of ``split`` that show a player's hand."""
         if self.hand_share is not None:
             return self.hand_share
         return HAND_SHARE if split is Split.TRAIN else 0.0
+
+    def split_mark_share(self, split: Split) -> float:
+        """The share of scenes of ``split`` whose cards carry a maker's mark."""
+        if self.mark_share is not None:
+            return self.mark_share
+        return MARK_SHARE if split is Split.TRAIN else 0.0
 
 
 _MAKERS: dict[str, SceneMaker] = {}
@@ -113,22 +123,28 @@ def make_image(
     decks: tuple[str, ...] = (),
     frame: tuple[int, int] | None = None,
     hand_share: float = 0.0,
+    mark_share: float = 0.0,
 ) -> tuple[SceneResult, int]:
     """The scene of image ``index`` of a split, and its JPEG quality; deterministic.
 
     A player's hand (in ``hand_share`` of the scenes) comes from a generator of its own, so adding hands
-    leaves every other image, and the rest of each image, as it was.
+    leaves every other image, and the rest of each image, as it was; so does a maker's mark (in
+    ``mark_share`` of the scenes).
     """
     split_id = 0 if split is Split.TRAIN else 1
     rng = np.random.default_rng([seed, split_id, index])
     hand_rng = np.random.default_rng([seed, split_id, index, 1])
     with_hand = hand_share > 0 and hand_rng.random() < hand_share
+    mark_rng = np.random.default_rng([seed, split_id, index, 2])
+    with_mark = mark_share > 0 and mark_rng.random() < mark_share
     fw, fh = FRAMES[int(rng.choice(len(FRAMES), p=FRAME_P))]
     if frame is not None:
         fw, fh = frame
     k = long_side / max(FRAMES[0])
     w, h = int(round(fw * k)), int(round(fh * k))
-    result = _maker(faces, split, decks).make(rng, w, h, kind, hand_rng if with_hand else None)
+    result = _maker(faces, split, decks).make(
+        rng, w, h, kind, hand_rng if with_hand else None, mark_rng if with_mark else None
+    )
     quality = int(rng.integers(40, 96))
     return result, quality
 
@@ -154,6 +170,7 @@ def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
         cfg.kind,
         cfg.decks,
         hand_share=cfg.split_hand_share(split),
+        mark_share=cfg.split_mark_share(split),
     )
     name = f"{split.value}_{cfg.seed}_{index:06d}"
     cv2.imwrite(
@@ -215,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"share of scenes (hands, tables, Seep rows, scatters, negatives) with a player's hand over the "
         f"cards, in both splits (default: {HAND_SHARE} in train, none in the held-out val split)",
     )
+    parser.add_argument(
+        "--mark-share",
+        type=float,
+        help=f"share of scenes whose cards carry a maker's mark near the corners without an index, in both "
+        f"splits (default: {MARK_SHARE} in train, none in the held-out val split)",
+    )
     args = parser.parse_args(argv)
     val = args.val_count if args.val_count is not None else max(20, args.count // 8)
     try:
@@ -229,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
             tuple(args.decks),
             SceneKind(args.kind) if args.kind else None,
             args.hand_share,
+            args.mark_share,
         )
         if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
             print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)

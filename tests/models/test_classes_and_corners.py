@@ -10,7 +10,15 @@ import numpy as np
 import pytest
 
 from models.classes import CLASS_CODES, CLASSES_JSON, load_class_names, rank_of, suit_of, write_classes_json
-from models.corners import Box, CornerError, deck_index_box, find_index_box
+from models.corners import (
+    Box,
+    CornerError,
+    deck_index_box,
+    find_index_box,
+    mark_in_four_corners,
+    mark_repeat_score,
+    mirrored,
+)
 from models.decks import ALL_DECKS, Split
 
 
@@ -105,6 +113,51 @@ def test_deck_box_needs_several_cards_and_bottom_right_is_rotated() -> None:
     assert Box(0.1, 0.2, 0.3, 0.4).rotated180() == pytest.approx(Box(0.7, 0.6, 0.9, 0.8))
     with pytest.raises(CornerError, match="only 2"):
         deck_index_box(boxes[:2])
+
+
+def _star_face(corners: str) -> np.ndarray:
+    """A white card with a red star mark in the corners named (t: top-left, r: top-right, picture between)."""
+    face = np.full((450, 320, 3), 255, np.uint8)
+    star = np.array(
+        [[0, -20], [6, -6], [20, -6], [9, 4], [13, 19], [0, 10], [-13, 19], [-9, 4], [-20, -6], [-6, -6]]
+    )
+    for c, x in (("t", 36), ("r", 320 - 36)):
+        if c in corners:
+            cv2.fillPoly(face, [star + [x, 44]], (0, 0, 200), cv2.LINE_AA)
+            cv2.putText(face, "JK", (x - 22, 96), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 200), 2)
+    cv2.ellipse(face, (160, 225), (90, 140), 20, 0, 360, (30, 120, 30), -1)
+    return cv2.cvtColor(face, cv2.COLOR_BGR2BGRA)
+
+
+def test_a_mark_printed_in_the_other_top_corner_too_is_found() -> None:
+    box = Box(0.03, 0.04, 0.17, 0.24)
+    assert mirrored(box) == pytest.approx(Box(0.83, 0.04, 0.97, 0.24))
+    assert mark_repeat_score(_star_face("tr"), box) > 0.95
+    assert mark_in_four_corners(_star_face("tr"), box)
+    assert mark_in_four_corners(cv2.flip(_star_face("tr"), 1), box)  # printed mirrored at the other corner
+    assert not mark_in_four_corners(_star_face("t"), box)
+    assert mark_repeat_score(np.full((450, 320, 4), 255, np.uint8), box) == 0.0  # nothing in the corner
+    with pytest.raises(CornerError, match="RGBA"):
+        mark_repeat_score(np.zeros((450, 320, 3), np.uint8), box)
+
+
+def test_jokers_printing_their_mark_in_four_corners_are_told_from_those_in_two(tmp_path: Path) -> None:
+    """ais-plastic's joker prints its star in all four corners, ais-bellot.s jester in two."""
+    import shutil
+
+    from models.faces import RenderJob, render_element
+
+    decks = {d.name: d for d in ALL_DECKS}
+    if shutil.which("rsvg-convert") is None or not decks["ais-plastic"].path.is_file():
+        pytest.skip("card art or rsvg-convert missing: run deploy/dev-setup.sh")
+    found = {}
+    for name in ("ais-plastic", "ais-bellot"):
+        deck = decks[name]
+        out = tmp_path / f"{name}.png"
+        render_element(RenderJob(name, deck.path, deck.joker_ids[0], out, 320))
+        face = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+        found[name] = mark_in_four_corners(face, find_index_box(face, max_w=0.2, max_h=0.42))
+    assert found == {"ais-plastic": True, "ais-bellot": False}
 
 
 def test_saving_a_threshold_keeps_the_exported_input_size(tmp_path: Path) -> None:

@@ -151,3 +151,49 @@ def test_the_held_out_split_has_no_hands_unless_asked(tmp_path: Path) -> None:
 def test_config_rejects_a_tiny_long_side(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="long_side must be at least 64 pixels, got 32"):
         SynthConfig(tmp_path, 1, 1, seed=1, long_side=32)
+
+
+def test_a_makers_mark_changes_the_cards_print_but_never_the_labels(faces_dir: Path) -> None:
+    """The mark has its own generator: the same scene, the same labels and cards, other pixels."""
+    for index in range(4):
+        plain, qa = make_image(
+            5, Split.TRAIN, index, faces_dir, 320, SceneKind.HAND, TEST_DECKS, mark_share=0.0
+        )
+        marked, qb = make_image(
+            5, Split.TRAIN, index, faces_dir, 320, SceneKind.HAND, TEST_DECKS, mark_share=1.0
+        )
+        assert marked.labels == plain.labels and marked.cards == plain.cards and qa == qb
+        assert not np.array_equal(marked.image, plain.image)
+
+
+def test_a_makers_mark_is_printed_beside_the_two_corners_without_an_index(faces_dir: Path) -> None:
+
+    from models.decks import decks_by_name
+    from models.faces import BACK
+    from models.scenes import FaceLibrary, MakersMark
+
+    faces = FaceLibrary(faces_dir, (decks_by_name()["standard"],)).deck_faces(decks_by_name()["standard"])
+    mark = MakersMark("KDE", (0.0, 0.0, 0.0), 0.04, vertical=True, courts_only=True, font=0, thickness=1)
+    king = faces["KS"]
+    changed = np.argwhere((mark.stamp(king).image != king.image).any(axis=2))
+    h, w = king.image.shape[:2]
+    top_right = changed[(changed[:, 0] < h / 2) & (changed[:, 1] > w / 2)]
+    bottom_left = changed[(changed[:, 0] > h / 2) & (changed[:, 1] < w / 2)]
+    assert len(top_right) > 20 and len(bottom_left) > 20 and len(top_right) + len(bottom_left) == len(changed)
+    index_tl = king.boxes[0]
+    assert not (
+        (changed[:, 1] < index_tl.x1 * w) & (changed[:, 0] < index_tl.y1 * h)
+    ).any()  # index untouched
+    assert mark.stamp(faces["7S"]) is faces["7S"]  # courts only
+    assert mark.stamp(faces[BACK]) is faces[BACK]
+    four = type(king)(king.deck, king.code, king.image, king.boxes + king.boxes)
+    assert mark.stamp(four) is four  # an index in all four corners leaves no room for a mark
+
+
+def test_the_held_out_split_has_no_makers_marks_unless_asked(tmp_path: Path) -> None:
+    cfg = SynthConfig(tmp_path, 1, 1, seed=1)
+    assert cfg.split_mark_share(Split.VAL) == 0.0
+    assert 0.0 < cfg.split_mark_share(Split.TRAIN) < 1.0
+    assert SynthConfig(tmp_path, 1, 1, seed=1, mark_share=1.0).split_mark_share(Split.VAL) == 1.0
+    with pytest.raises(ValueError, match="mark_share must be between 0 and 1, got -0.1"):
+        SynthConfig(tmp_path, 1, 1, seed=1, mark_share=-0.1)
