@@ -192,3 +192,26 @@ def test_a_malformed_label_line_is_named(tmp_path: Path) -> None:
     with pytest.raises(EvalError, match=r"a.txt:2: not a YOLO label line"):
         read_yolo_labels(path, 100, 100)
     assert read_yolo_labels(tmp_path / "none.txt", 100, 100) == []
+
+
+def test_real_photos_are_measured_as_the_kiosk_reads_them_too(tmp_path: Path, faces_dir: Path) -> None:
+    # The kiosk's own detector (quarter turns, the corner reader) behind the one-pass interface: a held-out
+    # design's card, photographed upside down, is its top detection, and the report says which reading.
+    from models.evaluate import KioskReading
+    from models.onnx_detect import SHIPPED_ONNX
+    from models.probe import on_table
+    from vision.reader import DEFAULT_READER
+
+    face = cv2.imread(str(faces_dir / "ais-tigullio" / "QH.png"), cv2.IMREAD_UNCHANGED)
+    assert face is not None
+    (tmp_path / "ivr_edinburgh").mkdir()
+    cv2.imwrite(str(tmp_path / "ivr_edinburgh" / "q.jpg"), np.ascontiguousarray(np.rot90(on_table(face), 2)))
+    (tmp_path / "manifest.json").write_text(
+        json.dumps({"images": [{"file": "ivr_edinburgh/q.jpg", "cards": ["QH"]}]})
+    )
+    kiosk = KioskReading(SHIPPED_ONNX, 0.2, None, 2, str(DEFAULT_READER))
+    res = eval_single_card(kiosk, tmp_path, "ivr_edinburgh", 0.2, reading=kiosk.name)
+    assert (res.value, res.reading) == (1.0, "kiosk")
+    assert "| ivr_edinburgh | kiosk | 1 | card accuracy" in render_report(None, [res], {}, 0.2, 576)
+    with pytest.raises(EvalError, match="built for confidence 0.2, not 0.5"):
+        kiosk.detect(np.zeros((48, 64, 3), np.uint8), conf=0.5)
