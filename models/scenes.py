@@ -36,6 +36,20 @@ HAND_SHARE = 0.15
 # teaches the models that small print in a corner is not an index. Drawn from a generator of its own; the
 # held-out split has none unless asked (models.synth --mark-share).
 MARK_SHARE = 0.2
+# Share of the training scenes whose jokers print their corner mark in all four corners, as the held-out
+# anglo-modern jokers do (of the training designs only ais-plastic's joker does; the held-out ones were
+# the lowest class, AP50 0.54, their two extra corners mostly missed): the index is copied into the two
+# corners that lack it and labelled there. In FOUR_DECK_SHARE of those scenes' decks every card prints its
+# index in four corners, as four-index decks (and Dondorf) do. Drawn from a generator of its own; the
+# held-out split has none unless asked (models.synth --four-share).
+FOUR_SHARE = 0.25
+FOUR_DECK_SHARE = 0.3
+# Share of the training scenes whose hand, Seep row or close-up is laid a quarter turn from the angle drawn
+# for it: half of those groups are drawn within 25 degrees of upright, so indices lying sideways were rarer
+# than upright ones and read less surely (Known weaknesses in models/README.md). Whole tables, scatters and
+# the upright kind keep their angles. Drawn from a generator of its own; the held-out split has none unless
+# asked (models.synth --turn-share).
+TURN_SHARE = 0.4
 SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
 
 
@@ -202,6 +216,54 @@ class MakersMark:
             mixed = roi[:, :, :3] * (1 - alpha) + patch[:, :, :3] * alpha
             roi[:, :, :3] = np.where(paper, mixed, roi[:, :, :3]).astype(np.uint8)
         return Face(face.deck, face.code, img, face.boxes)
+
+
+def four_cornered(face: Face) -> Face:
+    """A copy of ``face`` that prints its index in all four corners, labelled in all four (FOUR_SHARE).
+
+    The top-left index is copied, as printed, to the top-right corner and its half turn to the bottom-left,
+    over whatever the face shows there (within the face's paper). Faces without two index boxes (backs,
+    decks and jokers already printing four) and indices reaching past the middle come back as they are.
+    """
+    if len(face.boxes) != 2:
+        return face
+    fh, fw = face.image.shape[:2]
+    b = face.boxes[0]
+    x0, y0 = max(0, int(b.x0 * fw)), max(0, int(b.y0 * fh))
+    x1, y1 = min(fw, int(np.ceil(b.x1 * fw))), min(fh, int(np.ceil(b.y1 * fh)))
+    if x1 <= x0 or y1 <= y0 or 2 * x1 > fw or 2 * y1 > fh:
+        return face
+    img = face.image.copy()
+    patch = face.image[y0:y1, x0:x1]
+    for src, (px, py) in ((patch, (fw - x1, y0)), (patch[::-1, ::-1], (x0, fh - y1))):
+        roi = img[py : py + (y1 - y0), px : px + (x1 - x0)]
+        keep = (roi[:, :, 3:4] > 0) & (src[:, :, 3:4] > 0)
+        roi[:, :, :3] = np.where(keep, src[:, :, :3], roi[:, :, :3])
+    m = mirrored(b)
+    return Face(face.deck, face.code, img, (*face.boxes, m, m.rotated180()))
+
+
+def _with_four_corners(rng: Rng, placements: list[Placement]) -> list[Placement]:
+    """The placements with their jokers, and in FOUR_DECK_SHARE of the decks every card, in four corners."""
+    every: dict[str, bool] = {}
+    out = []
+    for p in placements:
+        if p.face.code == BACK:
+            out.append(p)
+            continue
+        if p.face.deck not in every:
+            every[p.face.deck] = bool(rng.random() < FOUR_DECK_SHARE)
+        if p.face.code == JOKER or every[p.face.deck]:
+            p = replace(p, face=four_cornered(p.face))
+        out.append(p)
+    return out
+
+
+def _turned(rng: Rng | None, angle: float) -> float:
+    """``angle``, or a quarter turn either way from it when ``rng`` (the scene's turn) is given."""
+    if rng is None:
+        return angle
+    return angle + (90.0 if rng.random() < 0.5 else -90.0)
 
 
 def _placement_matrix(p: Placement) -> np.ndarray:
@@ -478,9 +540,12 @@ class SceneMaker:
         kind: SceneKind | None = None,
         hand_rng: Rng | None = None,
         mark_rng: Rng | None = None,
+        four_rng: Rng | None = None,
+        turn_rng: Rng | None = None,
     ) -> SceneResult:
         """One scene; ``hand_rng`` (its own generator) adds a player's hand to scenes of HAND_KINDS,
-        ``mark_rng`` (another) a maker's mark to each deck's cards (:class:`MakersMark`)."""
+        ``mark_rng`` (another) a maker's mark to each deck's cards (:class:`MakersMark`), ``four_rng``
+        indices in four corners (FOUR_SHARE), ``turn_rng`` a quarter turn of the hand, row or close-up."""
         if kind is None:
             kinds = list(SCENE_WEIGHTS)
             probs = np.array([SCENE_WEIGHTS[k] for k in kinds])
@@ -534,6 +599,7 @@ class SceneMaker:
                 else:
                     cx, cy = w / 2, h / 2
                     angle = rng.uniform(-25, 25) if rng.random() < 0.5 else rng.uniform(0, 360)
+                    angle = _turned(turn_rng, angle)
                 placements += _place_group(group, offs, cx, cy, height, angle, hi)
                 hands.append(sorted((f.code for f in group), key=CLASS_INDEX.__getitem__))
             if kind is not SceneKind.TABLE:
@@ -556,6 +622,7 @@ class SceneMaker:
             if kind is SceneKind.CLOSEUP:
                 height = rng.uniform(0.7, 1.25) * h
                 angle = rng.normal(0, 8) if rng.random() < 0.7 else rng.uniform(0, 360)
+                angle = _turned(turn_rng, angle)
                 cx, cy = w / 2 + rng.normal(0, 0.08) * w, h / 2 + rng.normal(0, 0.08) * h
             elif kind is SceneKind.UPRIGHT:
                 height = rng.uniform(0.3, 0.6) * h
@@ -583,6 +650,8 @@ class SceneMaker:
                 clutter = int(rng.integers(1, 6))
         if kind not in HAND_KINDS:
             hand_rng = None
+        if four_rng is not None:
+            placements = _with_four_corners(four_rng, placements)
         if mark_rng is not None:
             placements = _with_marks(mark_rng, placements)
         image, labels, cards = render_scene(rng, placements, w, h, tilt, clutter, surface_kind, hand_rng)

@@ -17,8 +17,10 @@ designs too: about :data:`models.scenes.PROCEDURAL_SHARE` of the training scenes
 
 In :data:`models.scenes.HAND_SHARE` of the training scenes with cards a player's hand reaches in over them
 (``--hand-share`` sets the share in both splits; by default the held-out split has none, so it stays the
-photos every stage was measured on). The result depends only on the seed, the counts and the rendered
-faces (each image has its own generator), not on the number of worker processes.
+photos every stage was measured on); likewise makers' marks (``--mark-share``), indices printed in four
+corners (``--four-share``) and hands laid a quarter turn round (``--turn-share``). The result depends only
+on the seed, the counts and the rendered faces (each image has its own generator), not on the number of
+worker processes.
 """
 
 from __future__ import annotations
@@ -34,7 +36,17 @@ import numpy as np
 
 from models.classes import CLASS_CODES
 from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks, procedural_decks
-from models.scenes import HAND_SHARE, MARK_SHARE, FaceLibrary, SceneKind, SceneMaker, SceneResult, scene_truth
+from models.scenes import (
+    FOUR_SHARE,
+    HAND_SHARE,
+    MARK_SHARE,
+    TURN_SHARE,
+    FaceLibrary,
+    SceneKind,
+    SceneMaker,
+    SceneResult,
+    scene_truth,
+)
 
 FRAMES: tuple[tuple[int, int], ...] = ((640, 480), (480, 640), (640, 360))
 FRAME_P = (0.72, 0.14, 0.14)
@@ -58,16 +70,20 @@ class SynthConfig:
     hand_share: float | None = None
     # share of scenes whose cards carry a maker's mark; None = MARK_SHARE in train, none in val
     mark_share: float | None = None
+    # share of scenes whose jokers (some decks: every card) print the index in four corners; as above
+    four_share: float | None = None
+    # share of scenes whose hand, Seep row or close-up is laid a quarter turn round; as above
+    turn_share: float | None = None
 
     def __post_init__(self) -> None:
         if self.count < 0 or self.val_count < 0:
             raise ValueError(f"image counts must be >= 0, got count={self.count}, val_count={self.val_count}")
         if self.long_side < 64:
             raise ValueError(f"long_side must be at least 64 pixels, got {self.long_side}")
-        if self.hand_share is not None and not 0.0 <= self.hand_share <= 1.0:
-            raise ValueError(f"hand_share must be between 0 and 1, got {self.hand_share}")
-        if self.mark_share is not None and not 0.0 <= self.mark_share <= 1.0:
-            raise ValueError(f"mark_share must be between 0 and 1, got {self.mark_share}")
+        for name in ("hand_share", "mark_share", "four_share", "turn_share"):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {value}")
 
     def split_hand_share(self, split: Split) -> float:
         """The share of scenes of ``split`` that show a player's hand."""
@@ -80,6 +96,18 @@ class SynthConfig:
         if self.mark_share is not None:
             return self.mark_share
         return MARK_SHARE if split is Split.TRAIN else 0.0
+
+    def split_four_share(self, split: Split) -> float:
+        """The share of scenes of ``split`` whose jokers (some decks: all cards) print four indices."""
+        if self.four_share is not None:
+            return self.four_share
+        return FOUR_SHARE if split is Split.TRAIN else 0.0
+
+    def split_turn_share(self, split: Split) -> float:
+        """The share of scenes of ``split`` whose hand, Seep row or close-up lies a quarter turn round."""
+        if self.turn_share is not None:
+            return self.turn_share
+        return TURN_SHARE if split is Split.TRAIN else 0.0
 
 
 _MAKERS: dict[str, SceneMaker] = {}
@@ -124,12 +152,14 @@ def make_image(
     frame: tuple[int, int] | None = None,
     hand_share: float = 0.0,
     mark_share: float = 0.0,
+    four_share: float = 0.0,
+    turn_share: float = 0.0,
 ) -> tuple[SceneResult, int]:
     """The scene of image ``index`` of a split, and its JPEG quality; deterministic.
 
     A player's hand (in ``hand_share`` of the scenes) comes from a generator of its own, so adding hands
     leaves every other image, and the rest of each image, as it was; so does a maker's mark (in
-    ``mark_share`` of the scenes).
+    ``mark_share`` of the scenes), four-corner indices (``four_share``) and quarter turns (``turn_share``).
     """
     split_id = 0 if split is Split.TRAIN else 1
     rng = np.random.default_rng([seed, split_id, index])
@@ -137,13 +167,24 @@ def make_image(
     with_hand = hand_share > 0 and hand_rng.random() < hand_share
     mark_rng = np.random.default_rng([seed, split_id, index, 2])
     with_mark = mark_share > 0 and mark_rng.random() < mark_share
+    four_rng = np.random.default_rng([seed, split_id, index, 3])
+    with_four = four_share > 0 and four_rng.random() < four_share
+    turn_rng = np.random.default_rng([seed, split_id, index, 4])
+    with_turn = turn_share > 0 and turn_rng.random() < turn_share
     fw, fh = FRAMES[int(rng.choice(len(FRAMES), p=FRAME_P))]
     if frame is not None:
         fw, fh = frame
     k = long_side / max(FRAMES[0])
     w, h = int(round(fw * k)), int(round(fh * k))
     result = _maker(faces, split, decks).make(
-        rng, w, h, kind, hand_rng if with_hand else None, mark_rng if with_mark else None
+        rng,
+        w,
+        h,
+        kind,
+        hand_rng if with_hand else None,
+        mark_rng if with_mark else None,
+        four_rng if with_four else None,
+        turn_rng if with_turn else None,
     )
     quality = int(rng.integers(40, 96))
     return result, quality
@@ -171,6 +212,8 @@ def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
         cfg.decks,
         hand_share=cfg.split_hand_share(split),
         mark_share=cfg.split_mark_share(split),
+        four_share=cfg.split_four_share(split),
+        turn_share=cfg.split_turn_share(split),
     )
     name = f"{split.value}_{cfg.seed}_{index:06d}"
     cv2.imwrite(
@@ -238,6 +281,18 @@ def main(argv: list[str] | None = None) -> int:
         help=f"share of scenes whose cards carry a maker's mark near the corners without an index, in both "
         f"splits (default: {MARK_SHARE} in train, none in the held-out val split)",
     )
+    parser.add_argument(
+        "--four-share",
+        type=float,
+        help=f"share of scenes whose jokers (and some decks' every card) print their index in all four "
+        f"corners, in both splits (default: {FOUR_SHARE} in train, none in the held-out val split)",
+    )
+    parser.add_argument(
+        "--turn-share",
+        type=float,
+        help=f"share of scenes whose hands, Seep rows and close-ups may lie a quarter turn round, in both "
+        f"splits (default: {TURN_SHARE} in train, none in the held-out val split)",
+    )
     args = parser.parse_args(argv)
     val = args.val_count if args.val_count is not None else max(20, args.count // 8)
     try:
@@ -253,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
             SceneKind(args.kind) if args.kind else None,
             args.hand_share,
             args.mark_share,
+            args.four_share,
+            args.turn_share,
         )
         if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
             print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)

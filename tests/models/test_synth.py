@@ -197,3 +197,79 @@ def test_the_held_out_split_has_no_makers_marks_unless_asked(tmp_path: Path) -> 
     assert SynthConfig(tmp_path, 1, 1, seed=1, mark_share=1.0).split_mark_share(Split.VAL) == 1.0
     with pytest.raises(ValueError, match="mark_share must be between 0 and 1, got -0.1"):
         SynthConfig(tmp_path, 1, 1, seed=1, mark_share=-0.1)
+
+
+def test_four_cornered_prints_the_index_in_the_two_other_corners_and_labels_them(faces_dir: Path) -> None:
+    from models.corners import mirrored
+    from models.decks import decks_by_name
+    from models.faces import BACK
+    from models.scenes import FaceLibrary, four_cornered
+
+    deck = decks_by_name()["standard"]
+    faces = FaceLibrary(faces_dir, (deck,)).deck_faces(deck)
+    seven = faces["7H"]
+    four = four_cornered(seven)
+    b = seven.boxes[0]
+    assert four.boxes == (*seven.boxes, mirrored(b), mirrored(b).rotated180())
+    h, w = seven.image.shape[:2]
+    x0, y0, x1, y1 = int(b.x0 * w), int(b.y0 * h), int(np.ceil(b.x1 * w)), int(np.ceil(b.y1 * h))
+    # the top-right corner now shows the top-left index as printed (not mirrored) ...
+    assert np.array_equal(four.image[y0:y1, w - x1 : w - x0, :3], seven.image[y0:y1, x0:x1, :3])
+    # ... the bottom-left its half turn, and nothing else on the face changed
+    assert np.array_equal(four.image[h - y1 : h - y0, x0:x1, :3], seven.image[y0:y1, x0:x1, :3][::-1, ::-1])
+    changed = (four.image != seven.image).any(axis=2)
+    changed[y0:y1, w - x1 : w - x0] = False
+    changed[h - y1 : h - y0, x0:x1] = False
+    assert not changed.any()
+    assert not np.array_equal(four.image, seven.image)
+    assert four_cornered(four) is four  # already four corners
+    assert four_cornered(faces[BACK]) is faces[BACK]
+
+
+def test_four_corners_and_quarter_turns_keep_the_scene_and_only_add_labels(faces_dir: Path) -> None:
+    """Both have generators of their own: the same cards and hands; four corners only add labels."""
+    added = 0
+    for index in range(6):
+        plain, qa = make_image(5, Split.TRAIN, index, faces_dir, 320, SceneKind.HAND, TEST_DECKS)
+        four, qb = make_image(
+            5, Split.TRAIN, index, faces_dir, 320, SceneKind.HAND, TEST_DECKS, four_share=1.0
+        )
+        turned, qc = make_image(
+            5, Split.TRAIN, index, faces_dir, 320, SceneKind.HAND, TEST_DECKS, turn_share=1.0
+        )
+        assert four.hands == plain.hands == turned.hands and qa == qb == qc
+        assert set(plain.cards) <= set(four.cards)
+        added += len(four.labels) - len(plain.labels)
+        assert len(four.labels) >= len(plain.labels)
+        assert not np.array_equal(turned.image, plain.image)
+    assert added > 0
+
+
+def test_a_quarter_turn_lays_a_close_up_sideways(faces_dir: Path) -> None:
+    """An upright close-up's index boxes are taller than wide; turned a quarter, wider than tall."""
+
+    def tall_share(share: float) -> float:
+        tall = total = 0
+        for index in range(8):
+            scene, _ = make_image(
+                6, Split.TRAIN, index, faces_dir, 320, SceneKind.CLOSEUP, TEST_DECKS, turn_share=share
+            )
+            for _, x0, y0, x1, y1 in scene.labels:
+                tall += (y1 - y0) > (x1 - x0)
+                total += 1
+        return tall / max(1, total)
+
+    assert tall_share(1.0) < 0.5 < tall_share(0.0)
+
+
+def test_the_held_out_split_has_no_four_corners_or_turns_unless_asked(tmp_path: Path) -> None:
+    cfg = SynthConfig(tmp_path, 1, 1, seed=1)
+    for share in (cfg.split_four_share, cfg.split_turn_share):
+        assert share(Split.VAL) == 0.0
+        assert 0.0 < share(Split.TRAIN) < 1.0
+    assert SynthConfig(tmp_path, 1, 1, seed=1, four_share=1.0).split_four_share(Split.VAL) == 1.0
+    assert SynthConfig(tmp_path, 1, 1, seed=1, turn_share=0.5).split_turn_share(Split.VAL) == 0.5
+    with pytest.raises(ValueError, match="four_share must be between 0 and 1, got 2.0"):
+        SynthConfig(tmp_path, 1, 1, seed=1, four_share=2.0)
+    with pytest.raises(ValueError, match="turn_share must be between 0 and 1, got -1.0"):
+        SynthConfig(tmp_path, 1, 1, seed=1, turn_share=-1.0)
