@@ -85,29 +85,28 @@ class SynthConfig:
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")
 
+    @staticmethod
+    def _split_share(asked: float | None, train_default: float, split: Split) -> float:
+        """The share asked for (both splits), else ``train_default`` in train and none held out."""
+        if asked is not None:
+            return asked
+        return train_default if split is Split.TRAIN else 0.0
+
     def split_hand_share(self, split: Split) -> float:
         """The share of scenes of ``split`` that show a player's hand."""
-        if self.hand_share is not None:
-            return self.hand_share
-        return HAND_SHARE if split is Split.TRAIN else 0.0
+        return self._split_share(self.hand_share, HAND_SHARE, split)
 
     def split_mark_share(self, split: Split) -> float:
         """The share of scenes of ``split`` whose cards carry a maker's mark."""
-        if self.mark_share is not None:
-            return self.mark_share
-        return MARK_SHARE if split is Split.TRAIN else 0.0
+        return self._split_share(self.mark_share, MARK_SHARE, split)
 
     def split_four_share(self, split: Split) -> float:
         """The share of scenes of ``split`` whose jokers (some decks: all cards) print four indices."""
-        if self.four_share is not None:
-            return self.four_share
-        return FOUR_SHARE if split is Split.TRAIN else 0.0
+        return self._split_share(self.four_share, FOUR_SHARE, split)
 
     def split_turn_share(self, split: Split) -> float:
         """The share of scenes of ``split`` whose hand, Seep row or close-up lies a quarter turn round."""
-        if self.turn_share is not None:
-            return self.turn_share
-        return TURN_SHARE if split is Split.TRAIN else 0.0
+        return self._split_share(self.turn_share, TURN_SHARE, split)
 
 
 _MAKERS: dict[str, SceneMaker] = {}
