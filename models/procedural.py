@@ -54,6 +54,10 @@ LATIN_FAMILY = re.compile(
 PIP_FAMILY = re.compile(r"^(DejaVu(Sans|Serif)(Condensed|Mono)?|NotoSansSymbols2?)$")
 # SVG decks whose court cards are no picture but a big letter and pip (an unlabelled index look-alike)
 NO_COURT_SOURCE = ("ais-simplistic",)
+# SVG decks whose court "pictures" are a giant letter of the rank (larger than any index on the card): a
+# per-card picture (second generation on) from these shows the card's own rank, never another's, so that
+# no court card carries a wrong letter (until session 26 a Q could show jolly-royal's giant K)
+LETTER_COURT_SOURCE = ("jolly-royal",)
 ITALIC_SHARE = 0.12  # decks whose index font is italic/oblique (rare on real cards)
 TALL_SHARE = 0.2  # decks whose index (rank + pip) is 23-32 % of the card height, as on jumbo-index decks
 NARROW_SHARE = 0.3  # decks whose rank glyphs are squeezed to 62-88 % of their width (condensed indices)
@@ -876,6 +880,8 @@ class DeckPainter:
         source = s.court_sources[int(rng.integers(len(s.court_sources)))] if s.court_sources else None
         shown = COURT_RANKS[int(rng.integers(3))]
         hue = float(rng.uniform(40, 320)) if rng.random() < COURT_HUE_SHARE else 0.0
+        if source in LETTER_COURT_SOURCE:  # a giant letter: only its own (drawn all the same, so the
+            shown = rank  # other cards' choices stay as they were)
         return source, shown + suit, hue
 
     def _court_picture(self, source: str | None, code: str, hue: float = 0.0) -> np.ndarray | None:

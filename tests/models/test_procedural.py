@@ -23,6 +23,7 @@ from models.procedural import (
     FAINT_STYLES,
     JOKER_MARKS,
     LATIN_FAMILY,
+    LETTER_COURT_SOURCE,
     SECOND_GENERATION,
     THIRD_GENERATION,
     DeckPainter,
@@ -308,6 +309,33 @@ def test_second_generation_court_cards_draw_each_picture_for_the_card(proc_faces
     assert not np.allclose(turned.mean(axis=(0, 1)), plain.mean(axis=(0, 1)), atol=5)
     face = painter.face(code)
     assert face.shape == (painter.height, WIDTH, 4)
+
+
+def test_a_letter_picture_deck_lends_each_court_card_only_its_own_rank(
+    proc_faces: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # jolly-royal's court "pictures" are giant letters: a Q must never show its K
+    sources = ("standard", LETTER_COURT_SOURCE[0])
+    codes = [r + s for r in COURT_RANKS for s in "SHDC"]
+    shown, other = [], 0
+    for i in range(12):
+        style = replace(
+            deck_style(SEED, SECOND_GENERATION + i, find_fonts(), find_pip_fonts(), ()), court_sources=sources
+        )
+        painter = DeckPainter(style, WIDTH, proc_faces)
+        choices = {c: painter.court_choice(c[:-1], c[-1]) for c in codes}
+        with monkeypatch.context() as m:
+            m.setattr("models.procedural.LETTER_COURT_SOURCE", ())
+            before = {c: painter.court_choice(c[:-1], c[-1]) for c in codes}
+        for code, (source, picture, hue) in choices.items():
+            if source == LETTER_COURT_SOURCE[0]:
+                shown.append(picture == code)
+                assert (source, hue) == before[code][::2]
+            else:
+                assert (source, picture, hue) == before[code]  # the other sources' draws are unchanged
+                other += picture != code
+    assert len(shown) > 20 and all(shown)
+    assert other > 0  # the picture-deck's cards still show other ranks' pictures
 
 
 THIRD_ONLY = ("court_font", "court_xscale", "court_pip", "summary")
