@@ -335,7 +335,7 @@ def test_a_letter_picture_deck_lends_each_court_card_only_its_own_rank(
                 assert (source, picture, hue) == before[code]  # the other sources' draws are unchanged
                 other += picture != code
     assert len(shown) > 20 and all(shown)
-    assert other > 0  # the picture-deck's cards still show other ranks' pictures
+    assert other > 0  # the other source still lends other ranks' pictures
 
 
 THIRD_ONLY = ("court_font", "court_xscale", "court_pip", "summary")
