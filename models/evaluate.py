@@ -6,7 +6,9 @@ Prints and writes ``OUT/report.md`` and ``OUT/report.json`` with:
   (Ultralytics validation of ``cards.pt``), the exact-hand rate (per image, the set of cards read by the ONNX
   model equals the truth; the corners of one card count once), per-class precision/recall of the worst
   classes, and what became of each labelled corner index (read right, as another rank, with another suit,
-  missed) with the most common confusions;
+  missed) with the most common confusions; where the truth carries the generator's readability records
+  (data drawn since session 29), each reading split by how readable the cards are (:mod:`models.readability`:
+  card recall by corner size and share in view, exact-hand rate by blur and of the clear photos);
 * real photos (``../shared/realcards``): card accuracy (top detection's code vs the truth) on
   ``ivr_edinburgh`` and ``kaggle_cards53``, and on ``edje_pinochle/train`` the rank recall (a detection of the
   right rank centred inside the labelled card) and false detections per image; each measured once with the
@@ -42,6 +44,8 @@ from models.classes import (
     write_classes_json,
 )
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
+from models.readability import Breakdown, breakdown, has_records
+from models.readability import render as render_readability
 from vision.detector import DEFAULT_ROTATIONS, TILE_ROTATIONS, box_iou_one, rotations_from, tiling
 from vision.reader import DEFAULT_READER
 
@@ -81,6 +85,9 @@ class SyntheticResult:
     rotations: int = 1  # quarter turns per view in that measurement (the kiosk's detector, see vision)
     reader: str = "off"  # the corner reader of that measurement (a model file), or off
     corners: CornerReads | None = None  # each labelled corner index: read right, as another card, missed
+    # each reading ("one pass", "kiosk") split by how readable the truth is (models.readability), where
+    # the truth carries the generator's records
+    readability: dict[str, Breakdown] = field(default_factory=dict)
 
 
 CORNER_IOU = 0.3  # a detection reads a labelled corner when their boxes overlap at least this much
@@ -271,6 +278,8 @@ def eval_synthetic(
     kept = [[d for d in all_d if d.score >= res.conf] for all_d in all_dets]
     reads = [set(cards_read(dets)) for dets in kept]
     res.exact_hand_rate, res.exact_by_kind = _exact_hand(rows, reads)
+    if has_records(rows):
+        res.readability["one pass"] = breakdown(rows, reads)
     tp = fp = fn = 0
     shown = 0
     labels = data / "labels" / "val"
@@ -292,9 +301,10 @@ def eval_synthetic(
     res.card_recall = tp / max(1, tp + fn)
     if tiles != 1 or rotations != 1 or reader != "off":
         res.tiles, res.rotations, res.reader = tiles, rotations, reader
-        res.tiled_exact_hand_rate, res.tiled_exact_by_kind = tiled_exact_hand(
-            model, data, rows, res.conf, tiles, rotations, reader
-        )
+        kiosk = kiosk_reads(model, data, rows, res.conf, tiles, rotations, reader)
+        res.tiled_exact_hand_rate, res.tiled_exact_by_kind = _exact_hand(rows, kiosk)
+        if has_records(rows):
+            res.readability["kiosk"] = breakdown(rows, kiosk)
     if weights is not None and weights.is_file():
         res.map50, res.map50_95, per_class = ultralytics_map(weights, data / "data.yaml", det.size)
         res.worst_classes = sorted(per_class, key=lambda c: (c["ap50"], c["recall"]))[:8]
@@ -319,11 +329,23 @@ def tiled_exact_hand(
     The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
     size rather than the model not knowing the card.
     """
+    return _exact_hand(rows, kiosk_reads(model, data, rows, conf, tiles, rotations, reader))
+
+
+def kiosk_reads(
+    model: Path,
+    data: Path,
+    rows: list[dict[str, object]],
+    conf: float,
+    tiles: int | None,
+    rotations: int = 1,
+    reader: str = "off",
+) -> list[set[str]]:
+    """The cards the kiosk's own detector reads in each held-out photo (see :func:`tiled_exact_hand`)."""
     from vision.detector import CardDetector
 
     kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations, reader=reader).load()
-    reads = [{d.code for d in kiosk.detect(_read(data / "images" / "val" / str(r["image"])))} for r in rows]
-    return _exact_hand(rows, reads)
+    return [{d.code for d in kiosk.detect(_read(data / "images" / "val" / str(r["image"])))} for r in rows]
 
 
 def _exact_hand(rows: list[dict[str, object]], reads: list[set[str]]) -> tuple[float, dict[str, float]]:
@@ -520,6 +542,8 @@ def render_report(
                 + ", ".join(f"{k} {v:.2f}" for k, v in synth.tiled_exact_by_kind.items()),
                 "",
             ]
+        if synth.readability:
+            lines += render_readability(synth.readability)
         c = synth.corners
         if c is not None and c.corners:
             top = ", ".join(f"{k} {n}" for k, n in c.most_common(12))

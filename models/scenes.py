@@ -148,6 +148,7 @@ class SceneResult:
     hands: list[list[str]] = field(default_factory=list)
     kind: str = ""
     decks: list[str] = field(default_factory=list)
+    meta: dict[str, object] = field(default_factory=dict)  # render_scene's readability record
 
 
 _MARK_WORDS = ("KDE", "USPCC", "No. 808", "POKER", "BRIDGE", "ACE", "2004", "PIATNIK", "MADE IN", "100%")
@@ -295,11 +296,14 @@ def render_scene(
     clutter: int,
     surface_kind: str | None = None,
     hand_rng: Rng | None = None,
+    meta: dict[str, object] | None = None,
 ) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]], list[str]]:
     """Draw placements on a surface, add clutter and camera effects; return image, labels, visible cards.
 
     With ``hand_rng``, a player's hand reaches in over the cards, drawn from that generator alone (so the
-    rest of the scene is the same with or without it).
+    rest of the scene is the same with or without it). ``meta``, when given, receives how readable each
+    label is (``corners``: per label, in label order, the share of its index in view and the index's height
+    and width in pixels along the card) and what the camera did (``camera``, :func:`camera`'s record).
     """
     canvas = surface(rng, h, w, surface_kind).astype(np.float32)
     owner = np.full((h, w), -1, np.int32)
@@ -341,6 +345,7 @@ def render_scene(
         canvas = canvas8.astype(np.float32)
     labels: list[tuple[int, float, float, float, float]] = []
     visible: set[str] = set()
+    corner_meta: list[dict[str, object]] = []
     for k, p in enumerate(placements):
         if k >= len(mats) or not p.face.boxes:
             continue
@@ -372,7 +377,21 @@ def render_scene(
                 continue
             labels.append((CLASS_INDEX[p.face.code], float(cx0), float(cy0), float(cx1), float(cy1)))
             visible.add(p.face.code)
-    image = camera(rng, canvas.clip(0, 255).astype(np.uint8))
+            if meta is not None:
+                tall = (np.linalg.norm(poly[3] - poly[0]) + np.linalg.norm(poly[2] - poly[1])) / 2
+                wide = (np.linalg.norm(poly[1] - poly[0]) + np.linalg.norm(poly[2] - poly[3])) / 2
+                corner_meta.append(
+                    {
+                        "code": p.face.code,
+                        "visible": round(min(1.0, seen / area), 3),
+                        "h": round(float(tall), 1),
+                        "w": round(float(wide), 1),
+                    }
+                )
+    record: dict[str, float] = {}
+    image = camera(rng, canvas.clip(0, 255).astype(np.uint8), record=record)
+    if meta is not None:
+        meta["corners"], meta["camera"] = corner_meta, record
     cards = sorted(visible, key=CLASS_INDEX.__getitem__)
     return image, labels, cards
 
@@ -654,19 +673,29 @@ class SceneMaker:
             placements = _with_four_corners(four_rng, placements)
         if mark_rng is not None:
             placements = _with_marks(mark_rng, placements)
-        image, labels, cards = render_scene(rng, placements, w, h, tilt, clutter, surface_kind, hand_rng)
+        meta: dict[str, object] = {}
+        image, labels, cards = render_scene(
+            rng, placements, w, h, tilt, clutter, surface_kind, hand_rng, meta=meta
+        )
         decks = sorted({p.face.deck for p in placements if p.face.code != BACK})
-        return SceneResult(image, labels, cards, hands, kind.value, decks)
+        return SceneResult(image, labels, cards, hands, kind.value, decks, meta)
 
 
-def scene_truth(name: str, result: SceneResult) -> str:
-    """One JSON line of per-image truth (cards with a labelled corner, the hands as dealt)."""
-    return json.dumps(
-        {
-            "image": name,
-            "cards": result.cards,
-            "hands": result.hands,
-            "kind": result.kind,
-            "decks": result.decks,
-        }
-    )
+def scene_truth(name: str, result: SceneResult, jpeg: int | None = None) -> str:
+    """One JSON line of per-image truth (cards with a labelled corner, the hands as dealt), with how
+    readable each labelled corner is and what the camera did (``corners``, ``camera``: see
+    :func:`render_scene`; ``camera.jpeg``: the JPEG quality the photo was saved at)."""
+    row: dict[str, object] = {
+        "image": name,
+        "cards": result.cards,
+        "hands": result.hands,
+        "kind": result.kind,
+        "decks": result.decks,
+    }
+    if result.meta:
+        row["corners"] = result.meta.get("corners", [])
+        cam = dict(result.meta.get("camera", {}))  # type: ignore[call-overload]
+        if jpeg is not None:
+            cam["jpeg"] = jpeg
+        row["camera"] = cam
+    return json.dumps(row)

@@ -221,7 +221,7 @@ def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
         [cv2.IMWRITE_JPEG_QUALITY, quality],
     )
     (cfg.out / "labels" / split.value / f"{name}.txt").write_text("\n".join(yolo_lines(result)) + "\n")
-    return scene_truth(f"{name}.jpg", result)
+    return scene_truth(f"{name}.jpg", result, quality)
 
 
 def write_data_yaml(out: Path, path: Path | None = None, train: list[str] | None = None) -> Path:

@@ -167,8 +167,15 @@ def _apply_shadow(rng: Rng, img: np.ndarray) -> np.ndarray:
     return img * (1 - rng.uniform(0.25, 0.6) * m)[..., None]
 
 
-def camera(rng: Rng, img: np.ndarray, strength: float = 1.0) -> np.ndarray:
-    """Light and camera effects: uneven light, shadows, glare, colour cast, blur, noise, low resolution."""
+def camera(
+    rng: Rng, img: np.ndarray, strength: float = 1.0, record: dict[str, float] | None = None
+) -> np.ndarray:
+    """Light and camera effects: uneven light, shadows, glare, colour cast, blur, noise, low resolution.
+
+    ``record``, when given, receives what degraded the photo (the draws are the same either way):
+    ``lowres`` (the scale it was shrunk to and back, 1 for none), ``blur`` (a Gaussian's sigma, 0 for none),
+    ``motion`` (a motion blur's length in pixels, 0 for none) and ``noise`` (the noise's sigma).
+    """
     h, w = img.shape[:2]
     out = img.astype(np.float32)
     xx = (np.arange(w, dtype=np.float32) / w - 0.5)[None, :]
@@ -196,21 +203,25 @@ def camera(rng: Rng, img: np.ndarray, strength: float = 1.0) -> np.ndarray:
     gamma = rng.uniform(0.75, 1.35)
     lut = (255 * (np.arange(256) / 255) ** gamma).clip(0, 255).astype(np.uint8)
     out8 = cv2.LUT(np.clip(out, 0, 255).astype(np.uint8), lut)
+    lowres, blur, motion = 1.0, 0.0, 0
     if rng.random() < 0.25 * strength:  # a cheap camera: lose resolution
-        f = rng.uniform(0.45, 0.85)
+        f = lowres = rng.uniform(0.45, 0.85)
         small = cv2.resize(out8, (max(8, int(w * f)), max(8, int(h * f))), interpolation=cv2.INTER_AREA)
         out8 = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
     r = rng.random()
     if r < 0.35 * strength:
-        out8 = cv2.GaussianBlur(out8, (0, 0), rng.uniform(0.4, 1.4))
+        blur = rng.uniform(0.4, 1.4)
+        out8 = cv2.GaussianBlur(out8, (0, 0), blur)
     elif r < 0.45 * strength:  # motion blur
-        k = int(rng.integers(3, 7))
+        k = motion = int(rng.integers(3, 7))
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2, :] = 1 / k
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
         kernel = cv2.warpAffine(kernel, rot, (k, k))
         out8 = cv2.filter2D(out8, -1, kernel / max(kernel.sum(), 1e-6))
     sigma = rng.uniform(0, 9) * strength
+    if record is not None:
+        record.update(lowres=round(lowres, 3), blur=round(blur, 3), motion=motion, noise=round(sigma, 2))
     if sigma > 0.5:
         noise = rng.standard_normal((h, w, 3), dtype=np.float32) * sigma
         out8 = np.clip(out8.astype(np.float32) + noise, 0, 255).astype(np.uint8)

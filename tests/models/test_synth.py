@@ -273,3 +273,49 @@ def test_the_held_out_split_has_no_four_corners_or_turns_unless_asked(tmp_path: 
         SynthConfig(tmp_path, 1, 1, seed=1, four_share=2.0)
     with pytest.raises(ValueError, match="turn_share must be between 0 and 1, got -1.0"):
         SynthConfig(tmp_path, 1, 1, seed=1, turn_share=-1.0)
+
+
+def test_the_camera_record_leaves_the_photo_as_it_was() -> None:
+    from models.textures import camera
+
+    img = np.random.default_rng(3).integers(0, 255, (60, 80, 3), dtype=np.uint8)
+    for seed in range(12):
+        record: dict[str, float] = {}
+        plain = camera(np.random.default_rng(seed), img)
+        recorded = camera(np.random.default_rng(seed), img, record=record)
+        assert np.array_equal(plain, recorded)
+        assert set(record) == {"lowres", "blur", "motion", "noise"}
+        assert 0.45 <= record["lowres"] <= 1 and 0 <= record["blur"] <= 1.4 and 0 <= record["noise"] <= 9
+        assert record["motion"] in (0, 3, 4, 5, 6)
+
+
+def test_each_label_has_a_readability_record_in_the_truth(faces_dir: Path, tmp_path: Path) -> None:
+    cfg = SynthConfig(
+        tmp_path / "ds", 0, 6, seed=4, faces=faces_dir, workers=1, long_side=320, decks=TEST_DECKS
+    )
+    generate(cfg)
+    rows = [json.loads(line) for line in (cfg.out / "truth" / "val.jsonl").read_text().splitlines()]
+    for row in rows:
+        labels = _read_labels(cfg.out / "labels" / "val" / row["image"].replace(".jpg", ".txt"))
+        assert [c["code"] for c in row["corners"]] == [CLASS_CODES[int(lab[0])] for lab in labels]
+        for c, (_, _, _, bw, bh) in zip(row["corners"], labels, strict=True):
+            assert 0.7 <= c["visible"] <= 1 and c["h"] > 0 and c["w"] > 0
+            # the index's own height fits inside its upright box's diagonal
+            assert c["h"] <= 320 * np.hypot(bw, bh) + 1
+        assert 40 <= row["camera"]["jpeg"] <= 95 and set(row["camera"]) >= {"blur", "motion", "lowres"}
+
+
+def test_a_card_in_full_view_records_both_indices_whole_and_alike(faces_dir: Path) -> None:
+    from models.decks import decks_by_name
+    from models.scenes import FaceLibrary, Placement, render_scene
+
+    lib = FaceLibrary(faces_dir, (decks_by_name()["standard"],))
+    faces = lib.deck_faces(lib.decks[0])
+    meta: dict[str, object] = {}
+    placements = [Placement(faces["2S"], 160, 120, 150, 0)]
+    render_scene(np.random.default_rng(0), placements, 320, 240, tilt=0.0, clutter=0, meta=meta)
+    corners = meta["corners"]
+    assert isinstance(corners, list) and [c["code"] for c in corners] == ["2S", "2S"]
+    assert all(c["visible"] == 1.0 for c in corners)
+    # an upright card 150 px tall: both indices the same height, a fraction of the card's
+    assert corners[0]["h"] == corners[1]["h"] and 8 < corners[0]["h"] < 75
