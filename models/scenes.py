@@ -50,6 +50,17 @@ FOUR_DECK_SHARE = 0.3
 # the upright kind keep their angles. Drawn from a generator of its own; the held-out split has none unless
 # asked (models.synth --turn-share).
 TURN_SHARE = 0.4
+# Share of the training scenes whose cards are not flat and matte: in those scenes each card is bent
+# (BENT_CARD_SHARE: curled into a shallow cylinder across its width or its length, as a well-used card lies,
+# shaded by its slope and, when glossy, with a bright streak along the curl) or, flat, reflects a lamp or
+# window as a soft white patch (GLOSS_CARD_SHARE); neither covers an index fully, so the labels stay (moved
+# with the bend). The real tables' worn and glossy cards that the earlier data lacked (Known weaknesses in
+# models/README.md). Drawn from a generator of its own; the held-out split has none unless asked
+# (models.synth --bend-share).
+BEND_SHARE = 0.3
+BENT_CARD_SHARE = 0.6
+GLOSS_CARD_SHARE = 0.35
+MAX_GLOSS = 0.6  # the strongest highlight leaves 40 % of the ink's contrast
 SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
 
 
@@ -256,6 +267,102 @@ def _with_four_corners(rng: Rng, placements: list[Placement]) -> list[Placement]
             every[p.face.deck] = bool(rng.random() < FOUR_DECK_SHARE)
         if p.face.code == JOKER or every[p.face.deck]:
             p = replace(p, face=four_cornered(p.face))
+        out.append(p)
+    return out
+
+
+def _bend_map(n: int, arc: float) -> np.ndarray:
+    """Where each of ``n`` output pixels along a card bent by ``arc`` radians samples the flat face (in
+    pixels): seen from above, a length ``n`` curled into a cylinder shortens to ``2 R sin(arc / 2)``
+    (R = n / arc), most at the ends. Output pixels past the ends get -1."""
+    r = n / arc
+    half = r * np.sin(arc / 2)
+    x = np.arange(n, dtype=np.float64) + 0.5 - n / 2
+    inside = np.abs(x) <= half
+    src = np.full(n, -1.0)
+    src[inside] = n / 2 + r * np.arcsin(np.clip(x[inside] / r, -1, 1)) - 0.5
+    return src.astype(np.float32)
+
+
+def _bent_coord(v: float, n: int, arc: float) -> float:
+    """A face fraction ``v`` along the bent axis, where it lands after :func:`_bend_map` (a fraction)."""
+    r = n / arc
+    return float(0.5 + r * np.sin((v - 0.5) * n / r) / n)
+
+
+def bent(
+    face: Face, arc: float, across_width: bool, light: float, shade: float, gloss: float, width: float = 0.08
+) -> Face:
+    """A copy of ``face`` curled by ``arc`` radians into a shallow cylinder, as seen from straight above.
+
+    ``across_width``: the curl runs across the card's width (its long edges stay straight), else across
+    its length. The face keeps its size (the projection is narrower, transparent at the ends); the index
+    boxes move with it. The surface is shaded by its slope towards ``light`` (radians from overhead, along
+    the curl; ``shade`` the strength, 0-1) and, with ``gloss`` > 0, carries a specular streak where the
+    slope mirrors the light into the camera, at most ``gloss`` (<= MAX_GLOSS) of the way to white, ``width``
+    radians of slope wide.
+    """
+    img = face.image
+    fh, fw = img.shape[:2]
+    n = fw if across_width else fh
+    src = _bend_map(n, arc)
+    if across_width:
+        map_x = np.broadcast_to(src[None, :], (fh, fw)).astype(np.float32)
+        map_y = np.broadcast_to(np.arange(fh, dtype=np.float32)[:, None], (fh, fw)).astype(np.float32)
+    else:
+        map_x = np.broadcast_to(np.arange(fw, dtype=np.float32)[None, :], (fh, fw)).astype(np.float32)
+        map_y = np.broadcast_to(src[:, None], (fh, fw)).astype(np.float32)
+    out = cv2.remap(img, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    # the surface's slope at each output pixel: theta = u / R, u the arc length from the middle
+    slope = np.where(src >= 0, (src + 0.5 - n / 2) * arc / n, 0.0)
+    light_gain = 1 - shade * (1 - np.cos(slope - light))
+    spec = min(gloss, MAX_GLOSS) * np.exp(-(((slope - light / 2) / width) ** 2)) if gloss > 0 else 0 * slope
+    gain = light_gain[None, :] if across_width else light_gain[:, None]
+    white = spec[None, :] if across_width else spec[:, None]
+    rgb = out[:, :, :3].astype(np.float32) * gain[..., None]
+    rgb = rgb * (1 - white[..., None]) + 255 * white[..., None]
+    out[:, :, :3] = np.rint(rgb).clip(0, 255).astype(np.uint8)
+    boxes = []
+    for b in face.boxes:
+        if across_width:
+            b = Box(_bent_coord(b.x0, n, arc), b.y0, _bent_coord(b.x1, n, arc), b.y1)
+        else:
+            b = Box(b.x0, _bent_coord(b.y0, n, arc), b.x1, _bent_coord(b.y1, n, arc))
+        boxes.append(b)
+    return Face(face.deck, face.code, out, tuple(boxes))
+
+
+def glossy(face: Face, cx: float, cy: float, rx: float, ry: float, strength: float) -> Face:
+    """A copy of a flat ``face`` reflecting a lamp or window: a soft white ellipse centred at (``cx``,
+    ``cy``) with radii ``rx``, ``ry`` (face fractions), at most ``strength`` (<= MAX_GLOSS) of the way to
+    white, on the card's paper only. The boxes are unchanged."""
+    img = face.image.copy()
+    fh, fw = img.shape[:2]
+    xx = (np.arange(fw, dtype=np.float32) / fw - cx)[None, :] / rx
+    yy = (np.arange(fh, dtype=np.float32) / fh - cy)[:, None] / ry
+    g = min(strength, MAX_GLOSS) * np.exp(-((xx**2 + yy**2) ** 2))  # flat-topped, soft-edged
+    g = g * (img[:, :, 3] > 0)  # the paper only
+    rgb = img[:, :, :3].astype(np.float32)
+    img[:, :, :3] = np.rint(rgb * (1 - g[..., None]) + 255 * g[..., None]).clip(0, 255).astype(np.uint8)
+    return Face(face.deck, face.code, img, face.boxes)
+
+
+def _with_bends(rng: Rng, placements: list[Placement]) -> list[Placement]:
+    """The placements with some cards bent and some flat ones glossy (BEND_SHARE, see there)."""
+    light = rng.uniform(-0.5, 0.5)  # one lamp for the whole table
+    out = []
+    for p in placements:
+        r = rng.random()
+        if r < BENT_CARD_SHARE:
+            arc = rng.uniform(0.25, 1.0)
+            gloss = rng.uniform(0.2, MAX_GLOSS) if rng.random() < 0.5 else 0.0
+            across, shade, width = bool(rng.random() < 0.6), rng.uniform(0.2, 0.7), rng.uniform(0.04, 0.15)
+            face = bent(p.face, arc, across, light, shade, gloss, width)
+            p = replace(p, face=face)
+        elif r < BENT_CARD_SHARE + GLOSS_CARD_SHARE:
+            cx, cy = rng.uniform(0.1, 0.9, 2)
+            rx, ry = rng.uniform(0.08, 0.35, 2)
+            p = replace(p, face=glossy(p.face, cx, cy, rx, ry, rng.uniform(0.25, MAX_GLOSS)))
         out.append(p)
     return out
 
@@ -561,10 +668,12 @@ class SceneMaker:
         mark_rng: Rng | None = None,
         four_rng: Rng | None = None,
         turn_rng: Rng | None = None,
+        bend_rng: Rng | None = None,
     ) -> SceneResult:
         """One scene; ``hand_rng`` (its own generator) adds a player's hand to scenes of HAND_KINDS,
         ``mark_rng`` (another) a maker's mark to each deck's cards (:class:`MakersMark`), ``four_rng``
-        indices in four corners (FOUR_SHARE), ``turn_rng`` a quarter turn of the hand, row or close-up."""
+        indices in four corners (FOUR_SHARE), ``turn_rng`` a quarter turn of the hand, row or close-up,
+        ``bend_rng`` bent and glossy cards (BEND_SHARE)."""
         if kind is None:
             kinds = list(SCENE_WEIGHTS)
             probs = np.array([SCENE_WEIGHTS[k] for k in kinds])
@@ -673,6 +782,8 @@ class SceneMaker:
             placements = _with_four_corners(four_rng, placements)
         if mark_rng is not None:
             placements = _with_marks(mark_rng, placements)
+        if bend_rng is not None:
+            placements = _with_bends(bend_rng, placements)
         meta: dict[str, object] = {}
         image, labels, cards = render_scene(
             rng, placements, w, h, tilt, clutter, surface_kind, hand_rng, meta=meta

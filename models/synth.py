@@ -18,7 +18,8 @@ designs too: about :data:`models.scenes.PROCEDURAL_SHARE` of the training scenes
 In :data:`models.scenes.HAND_SHARE` of the training scenes with cards a player's hand reaches in over them
 (``--hand-share`` sets the share in both splits; by default the held-out split has none, so it stays the
 photos every stage was measured on); likewise makers' marks (``--mark-share``), indices printed in four
-corners (``--four-share``) and hands laid a quarter turn round (``--turn-share``). The result depends only
+corners (``--four-share``), hands laid a quarter turn round (``--turn-share``) and bent or glossy cards
+(``--bend-share``). The result depends only
 on the seed, the counts and the rendered faces (each image has its own generator), not on the number of
 worker processes.
 """
@@ -37,6 +38,7 @@ import numpy as np
 from models.classes import CLASS_CODES
 from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks, procedural_decks
 from models.scenes import (
+    BEND_SHARE,
     FOUR_SHARE,
     HAND_SHARE,
     MARK_SHARE,
@@ -74,13 +76,15 @@ class SynthConfig:
     four_share: float | None = None
     # share of scenes whose hand, Seep row or close-up is laid a quarter turn round; as above
     turn_share: float | None = None
+    # share of scenes whose cards are bent or glossy (models.scenes.BEND_SHARE); as above
+    bend_share: float | None = None
 
     def __post_init__(self) -> None:
         if self.count < 0 or self.val_count < 0:
             raise ValueError(f"image counts must be >= 0, got count={self.count}, val_count={self.val_count}")
         if self.long_side < 64:
             raise ValueError(f"long_side must be at least 64 pixels, got {self.long_side}")
-        for name in ("hand_share", "mark_share", "four_share", "turn_share"):
+        for name in ("hand_share", "mark_share", "four_share", "turn_share", "bend_share"):
             value = getattr(self, name)
             if value is not None and not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {value}")
@@ -107,6 +111,10 @@ class SynthConfig:
     def split_turn_share(self, split: Split) -> float:
         """The share of scenes of ``split`` whose hand, Seep row or close-up lies a quarter turn round."""
         return self._split_share(self.turn_share, TURN_SHARE, split)
+
+    def split_bend_share(self, split: Split) -> float:
+        """The share of scenes of ``split`` whose cards are bent or glossy."""
+        return self._split_share(self.bend_share, BEND_SHARE, split)
 
 
 _MAKERS: dict[str, SceneMaker] = {}
@@ -153,12 +161,14 @@ def make_image(
     mark_share: float = 0.0,
     four_share: float = 0.0,
     turn_share: float = 0.0,
+    bend_share: float = 0.0,
 ) -> tuple[SceneResult, int]:
     """The scene of image ``index`` of a split, and its JPEG quality; deterministic.
 
     A player's hand (in ``hand_share`` of the scenes) comes from a generator of its own, so adding hands
     leaves every other image, and the rest of each image, as it was; so does a maker's mark (in
-    ``mark_share`` of the scenes), four-corner indices (``four_share``) and quarter turns (``turn_share``).
+    ``mark_share`` of the scenes), four-corner indices (``four_share``), quarter turns (``turn_share``) and
+    bent or glossy cards (``bend_share``).
     """
     split_id = 0 if split is Split.TRAIN else 1
     rng = np.random.default_rng([seed, split_id, index])
@@ -170,6 +180,8 @@ def make_image(
     with_four = four_share > 0 and four_rng.random() < four_share
     turn_rng = np.random.default_rng([seed, split_id, index, 4])
     with_turn = turn_share > 0 and turn_rng.random() < turn_share
+    bend_rng = np.random.default_rng([seed, split_id, index, 5])
+    with_bend = bend_share > 0 and bend_rng.random() < bend_share
     fw, fh = FRAMES[int(rng.choice(len(FRAMES), p=FRAME_P))]
     if frame is not None:
         fw, fh = frame
@@ -184,6 +196,7 @@ def make_image(
         mark_rng if with_mark else None,
         four_rng if with_four else None,
         turn_rng if with_turn else None,
+        bend_rng if with_bend else None,
     )
     quality = int(rng.integers(40, 96))
     return result, quality
@@ -213,6 +226,7 @@ def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
         mark_share=cfg.split_mark_share(split),
         four_share=cfg.split_four_share(split),
         turn_share=cfg.split_turn_share(split),
+        bend_share=cfg.split_bend_share(split),
     )
     name = f"{split.value}_{cfg.seed}_{index:06d}"
     cv2.imwrite(
@@ -292,6 +306,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"share of scenes whose hands, Seep rows and close-ups may lie a quarter turn round, in both "
         f"splits (default: {TURN_SHARE} in train, none in the held-out val split)",
     )
+    parser.add_argument(
+        "--bend-share",
+        type=float,
+        help=f"share of scenes whose cards may be bent or glossy, in both splits (default: {BEND_SHARE} in "
+        f"train, none in the held-out val split)",
+    )
     args = parser.parse_args(argv)
     val = args.val_count if args.val_count is not None else max(20, args.count // 8)
     try:
@@ -309,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
             args.mark_share,
             args.four_share,
             args.turn_share,
+            args.bend_share,
         )
         if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
             print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)

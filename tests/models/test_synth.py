@@ -319,3 +319,63 @@ def test_a_card_in_full_view_records_both_indices_whole_and_alike(faces_dir: Pat
     assert all(c["visible"] == 1.0 for c in corners)
     # an upright card 150 px tall: both indices the same height, a fraction of the card's
     assert corners[0]["h"] == corners[1]["h"] and 8 < corners[0]["h"] < 75
+
+
+def _standard_face(faces_dir: Path, code: str):  # type: ignore[no-untyped-def]
+    from models.decks import decks_by_name
+    from models.scenes import FaceLibrary
+
+    lib = FaceLibrary(faces_dir, (decks_by_name()["standard"],))
+    return lib.deck_faces(lib.decks[0])[code]
+
+
+def _ink_centre(face, box) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """The centre of the dark-or-coloured ink inside a box of a face (in face fractions)."""
+    fh, fw = face.image.shape[:2]
+    x0, y0, x1, y1 = int(box.x0 * fw), int(box.y0 * fh), int(np.ceil(box.x1 * fw)), int(np.ceil(box.y1 * fh))
+    rgb = face.image[y0:y1, x0:x1, :3].astype(int)
+    ink = (rgb.max(axis=2) - rgb.min(axis=2) > 80) | (rgb.max(axis=2) < 100)
+    ys, xs = np.nonzero(ink)
+    return (x0 + xs.mean()) / fw, (y0 + ys.mean()) / fh
+
+
+@pytest.mark.parametrize("across_width", [True, False])
+def test_a_bent_card_keeps_its_size_and_its_index_inside_the_moved_box(
+    faces_dir: Path, across_width: bool
+) -> None:
+    from models.scenes import bent
+
+    flat = _standard_face(faces_dir, "QH")
+    curled = bent(flat, 1.0, across_width, light=0.2, shade=0.5, gloss=0.0)
+    assert curled.image.shape == flat.image.shape and len(curled.boxes) == len(flat.boxes)
+    fh, fw = flat.image.shape[:2]
+    # seen from above the curl is shorter: the ends along the bent axis are transparent
+    ends = curled.image[:, [0, fw - 1], 3] if across_width else curled.image[[0, fh - 1], :, 3]
+    assert ends.max() == 0
+    for before, after in zip(flat.boxes, curled.boxes, strict=True):
+        moved = (after.x0, after.x1) if across_width else (after.y0, after.y1)
+        kept = (before.x0, before.x1) if across_width else (before.y0, before.y1)
+        # the index moves towards the middle, and its ink stays inside its box
+        assert abs(moved[0] - 0.5) < abs(kept[0] - 0.5) and moved[0] < moved[1]
+        cx, cy = _ink_centre(curled, after)
+        assert after.x0 < cx < after.x1 and after.y0 < cy < after.y1
+
+
+def test_a_glare_never_washes_the_ink_out_completely(faces_dir: Path) -> None:
+    from models.scenes import MAX_GLOSS, glossy
+
+    flat = _standard_face(faces_dir, "KS")
+    shiny = glossy(flat, 0.15, 0.12, 0.3, 0.3, strength=0.95)  # asked for more than the cap
+    before = flat.image[:, :, :3].astype(int)
+    after = shiny.image[:, :, :3].astype(int)
+    assert (after >= before).all() and after.sum() > before.sum()
+    assert ((after - before) <= np.ceil(MAX_GLOSS * (255 - before)) + 1).all()
+    assert shiny.boxes == flat.boxes and np.array_equal(shiny.image[:, :, 3], flat.image[:, :, 3])
+
+
+def test_bent_cards_come_from_their_own_generator(faces_dir: Path) -> None:
+    """Asking for bends changes the cards' look but not the scene: the same cards, kind and decks."""
+    plain, q1 = make_image(7, Split.VAL, 3, faces_dir, long_side=320, decks=TEST_DECKS)
+    curled, q2 = make_image(7, Split.VAL, 3, faces_dir, long_side=320, decks=TEST_DECKS, bend_share=1.0)
+    assert q1 == q2 and plain.kind == curled.kind and plain.hands == curled.hands
+    assert not np.array_equal(plain.image, curled.image)
