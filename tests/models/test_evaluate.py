@@ -114,6 +114,40 @@ def test_exact_hand_pairs_the_corners_of_one_card(tmp_path: Path) -> None:
     assert "exact-hand rate (2 images) | 0.500" in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
 
 
+def test_truth_with_readability_records_splits_the_reading_in_the_report(tmp_path: Path) -> None:
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "truth").mkdir()
+    cam = {"lowres": 1.0, "blur": 0.0, "motion": 0, "noise": 1.0, "jpeg": 90}
+    rows = [
+        {"image": "a.jpg", "cards": ["AS"], "kind": "hand", "camera": cam,
+         "corners": [{"code": "AS", "h": 30.0, "w": 14.0, "visible": 1.0}]},
+        {"image": "b.jpg", "cards": ["2C"], "kind": "hand", "camera": {**cam, "motion": 4},
+         "corners": [{"code": "2C", "h": 16.0, "w": 8.0, "visible": 0.9}]},
+    ]  # fmt: skip
+    cv2.imwrite(str(tmp_path / "images" / "val" / "a.jpg"), np.zeros((40, 50, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "images" / "val" / "b.jpg"), np.zeros((40, 51, 3), np.uint8))
+    (tmp_path / "truth" / "val.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    det = ScriptedDetector({50: [_det("AS", 0, 0, 4, 4)]})  # the small, blurred 2C is missed
+    res = eval_synthetic(det, tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+    split = res.readability["one pass"]
+    assert (split.clear.hit, split.clear.total, split.rest.hit, split.rest.total) == (1, 1, 0, 1)
+    assert split.cards_by_height["14-18 px"].rate == 0.0 and split.cards_by_height["28-40 px"].rate == 1.0
+    assert json.loads(json.dumps(asdict(res)))["readability"]["one pass"]["clear"] == {"hit": 1, "total": 1}
+    report = render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
+    assert "one pass 1.000 (1/1), the other photos 0.000 (0/1)" in report
+    assert "| motion blur | 0.000 (0/1) |" in report
+
+
+def test_truth_without_records_reports_no_split(tmp_path: Path) -> None:
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "truth").mkdir()
+    (tmp_path / "truth" / "val.jsonl").write_text(json.dumps({"image": "a.jpg", "cards": [], "kind": "x"}))
+    cv2.imwrite(str(tmp_path / "images" / "val" / "a.jpg"), np.zeros((40, 50, 3), np.uint8))
+    res = eval_synthetic(ScriptedDetector({}), tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+    assert res.readability == {}
+    assert "By readability" not in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
+
+
 def test_missing_truth_is_named(tmp_path: Path) -> None:
     with pytest.raises(EvalError, match="val.jsonl"):
         eval_synthetic(ScriptedDetector({}), tmp_path, 0.3, None, None)  # type: ignore[arg-type]
