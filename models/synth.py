@@ -19,9 +19,9 @@ In :data:`models.scenes.HAND_SHARE` of the training scenes with cards a player's
 (``--hand-share`` sets the share in both splits; by default the held-out split has none, so it stays the
 photos every stage was measured on); likewise makers' marks (``--mark-share``), indices printed in four
 corners (``--four-share``), hands laid a quarter turn round (``--turn-share``) and bent or glossy cards
-(``--bend-share``). The result depends only
-on the seed, the counts and the rendered faces (each image has its own generator), not on the number of
-worker processes.
+(``--bend-share``). The result depends only on the seed, the counts and the rendered faces (each image has
+its own generator), not on the number of worker processes. The truth records, per labelled corner, its
+size and share in view and, per photo, what the camera did (:mod:`models.readability` reads them).
 """
 
 from __future__ import annotations
