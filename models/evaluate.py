@@ -272,12 +272,12 @@ def eval_synthetic(
         all_dets.append(det.detect(img, conf=min(thresholds)))
         shapes.append(img.shape[:2])
     for t in thresholds:
-        rate, _ = _exact_hand(rows, [set(cards_read([d for d in dets if d.score >= t])) for dets in all_dets])
+        rate, _ = exact_hand(rows, [set(cards_read([d for d in dets if d.score >= t])) for dets in all_dets])
         res.conf_sweep[str(t)] = round(rate, 4)
     res.conf = float(max(thresholds, key=lambda t: (res.conf_sweep[str(t)], -t)))
     kept = [[d for d in all_d if d.score >= res.conf] for all_d in all_dets]
     reads = [set(cards_read(dets)) for dets in kept]
-    res.exact_hand_rate, res.exact_by_kind = _exact_hand(rows, reads)
+    res.exact_hand_rate, res.exact_by_kind = exact_hand(rows, reads)
     if has_records(rows):
         res.readability["one pass"] = breakdown(rows, reads)
     tp = fp = fn = 0
@@ -302,34 +302,13 @@ def eval_synthetic(
     if tiles != 1 or rotations != 1 or reader != "off":
         res.tiles, res.rotations, res.reader = tiles, rotations, reader
         kiosk = kiosk_reads(model, data, rows, res.conf, tiles, rotations, reader)
-        res.tiled_exact_hand_rate, res.tiled_exact_by_kind = _exact_hand(rows, kiosk)
+        res.tiled_exact_hand_rate, res.tiled_exact_by_kind = exact_hand(rows, kiosk)
         if has_records(rows):
             res.readability["kiosk"] = breakdown(rows, kiosk)
     if weights is not None and weights.is_file():
         res.map50, res.map50_95, per_class = ultralytics_map(weights, data / "data.yaml", det.size)
         res.worst_classes = sorted(per_class, key=lambda c: (c["ap50"], c["recall"]))[:8]
     return res
-
-
-def tiled_exact_hand(
-    model: Path,
-    data: Path,
-    rows: list[dict[str, object]],
-    conf: float,
-    tiles: int | None,
-    rotations: int = 1,
-    reader: str = "off",
-) -> tuple[float, dict[str, float]]:
-    """Exact-hand rate of the kiosk's own detector (:class:`vision.detector.CardDetector`) when it also
-    reads a ``tiles`` x ``tiles`` grid of crops at full scale, as it does for large camera stills, or
-    (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small; each
-    view read in ``rotations`` quarter turns (the kiosk: 2), the views voting on each corner; each corner
-    found re-read by ``reader`` (a corner-reader model file, the kiosk's ``models/reader.onnx``) unless off.
-
-    The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
-    size rather than the model not knowing the card.
-    """
-    return _exact_hand(rows, kiosk_reads(model, data, rows, conf, tiles, rotations, reader))
 
 
 def kiosk_reads(
@@ -341,14 +320,23 @@ def kiosk_reads(
     rotations: int = 1,
     reader: str = "off",
 ) -> list[set[str]]:
-    """The cards the kiosk's own detector reads in each held-out photo (see :func:`tiled_exact_hand`)."""
+    """The cards read in each held-out photo by the kiosk's own detector
+    (:class:`vision.detector.CardDetector`) when it also reads a ``tiles`` x ``tiles`` grid of crops at full
+    scale, as it does for large camera stills, or
+    (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small; each
+    view read in ``rotations`` quarter turns (the kiosk: 2), the views voting on each corner; each corner
+    found re-read by ``reader`` (a corner-reader model file, the kiosk's ``models/reader.onnx``) unless off.
+
+    The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
+    size rather than the model not knowing the card.
+    """
     from vision.detector import CardDetector
 
     kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations, reader=reader).load()
     return [{d.code for d in kiosk.detect(_read(data / "images" / "val" / str(r["image"])))} for r in rows]
 
 
-def _exact_hand(rows: list[dict[str, object]], reads: list[set[str]]) -> tuple[float, dict[str, float]]:
+def exact_hand(rows: list[dict[str, object]], reads: list[set[str]]) -> tuple[float, dict[str, float]]:
     """The share of photos whose cards read equal the truth, overall and per scene kind."""
     exact, kinds = Counter[str](), Counter[str]()
     for row, got in zip(rows, reads, strict=True):

@@ -18,8 +18,9 @@ Always report the breakdown beside the full measure, never instead of it: the ta
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 HEIGHT_BINS = (0.0, 14.0, 18.0, 22.0, 28.0, 40.0)  # a corner index's height in pixels: [0, 14), [14, 18) ...
@@ -69,13 +70,12 @@ class Breakdown:
 
 
 def _bin(value: float, edges: Sequence[float], unit: str = "") -> str:
-    """The label of ``value``'s bin among ``edges`` (each bin from one edge up to the next)."""
-    for lo, hi in zip(edges, (*edges[1:], None), strict=True):
-        if hi is None or value < hi:
-            if hi is None:
-                return f">= {lo:g}{unit}"
-            return f"< {hi:g}{unit}" if lo == edges[0] else f"{lo:g}-{hi:g}{unit}"
-    raise AssertionError("unreachable")
+    """The label of ``value``'s bin among ``edges`` (each bin from one edge up to the next; below the first
+    edge counts in the first bin)."""
+    i = max(0, bisect_right(edges, value) - 1)
+    if i == len(edges) - 1:
+        return f">= {edges[i]:g}{unit}"
+    return f"< {edges[1]:g}{unit}" if i == 0 else f"{edges[i]:g}-{edges[i + 1]:g}{unit}"
 
 
 def height_bins() -> list[str]:
@@ -89,11 +89,10 @@ def card_views(row: dict[str, Any]) -> dict[str, CardView]:
     for c in row["corners"]:
         code, h, vis = str(c["code"]), float(c["h"]), float(c["visible"])
         old = best.get(code)
-        if old is None:
-            best[code] = CardView(h, vis, 1)
+        if old is None or h > old.height:
+            best[code] = CardView(h, vis, old.corners + 1 if old else 1)
         else:
-            top = (h, vis) if h > old.height else (old.height, old.visible)
-            best[code] = CardView(top[0], top[1], old.corners + 1)
+            best[code] = replace(old, corners=old.corners + 1)
     return best
 
 

@@ -153,8 +153,8 @@ def test_missing_truth_is_named(tmp_path: Path) -> None:
         eval_synthetic(ScriptedDetector({}), tmp_path, 0.3, None, None)  # type: ignore[arg-type]
 
 
-def test_tiled_exact_hand_runs_the_kiosk_detector_on_every_photo(tmp_path: Path) -> None:
-    from models.evaluate import tiled_exact_hand
+def test_the_kiosk_detector_reads_every_photo(tmp_path: Path) -> None:
+    from models.evaluate import exact_hand, kiosk_reads
     from models.onnx_detect import SHIPPED_ONNX
 
     (tmp_path / "images" / "val").mkdir(parents=True)
@@ -168,14 +168,15 @@ def test_tiled_exact_hand_runs_the_kiosk_detector_on_every_photo(tmp_path: Path)
         cv2.imwrite(
             str(tmp_path / "images" / "val" / str(row["image"])), np.full((480, 640, 3), 120, np.uint8)
         )
-    rate, by_kind = tiled_exact_hand(SHIPPED_ONNX, tmp_path, rows, 0.3, 2)
+    rate, by_kind = exact_hand(rows, kiosk_reads(SHIPPED_ONNX, tmp_path, rows, 0.3, 2))
     assert rate == pytest.approx(0.5)
     assert by_kind == {"hand": 0.0, "negative": 1.0}
     res = eval_synthetic(ScriptedDetector({}), tmp_path, 0.3, None, None)  # type: ignore[arg-type]
     res.tiles, res.tiled_exact_hand_rate, res.tiled_exact_by_kind = 2, rate, by_kind
     report = render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
     assert "kiosk's tiling (2 x 2 crops" in report and "exact-hand rate 0.500" in report
-    assert tiled_exact_hand(SHIPPED_ONNX, tmp_path, rows, 0.3, None) == (rate, by_kind)  # auto: one pass here
+    auto = kiosk_reads(SHIPPED_ONNX, tmp_path, rows, 0.3, None)
+    assert exact_hand(rows, auto) == (rate, by_kind)  # auto: one pass here
     res.tiles = None
     assert "kiosk's own reading (tiles auto" in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
 
