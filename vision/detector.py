@@ -259,6 +259,12 @@ def candidate_boxes(
     return boxes[valid], np.ascontiguousarray(pred[valid, 4:])
 
 
+def merge_reading(scores: np.ndarray, cards: np.ndarray, weight: float = READER_WEIGHT) -> np.ndarray:
+    """The detector's class scores merged with the corner reader's card probabilities, class by class:
+    the weighted geometric mean ``scores ** (1 - weight) * cards ** weight`` (float32)."""
+    return (scores ** (1.0 - weight) * cards**weight).astype(np.float32)
+
+
 def class_nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.5) -> np.ndarray:
     """Non-maximum suppression within each box's best class (boxes of different classes never suppress
     each other); the indices kept, best first."""
@@ -670,14 +676,25 @@ class CardDetector:
         """
         if self.reader is None or len(boxes) == 0:
             return boxes, scores
+        boxes, scores, cards = self.reader_opinion(image, boxes, scores)
+        combined = merge_reading(scores, cards)
+        keep = combined.max(axis=1) >= self.conf
+        return boxes[keep], combined[keep]
+
+    def reader_opinion(
+        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The candidates left by non-maximum suppression within each class (boxes, the detector's class
+        scores) and, for each, the corner reader's card probabilities in the detector's class order (the
+        reader's "no corner" share left out, so a row sums to under 1). The first step of :meth:`reread`."""
+        if self.reader is None:
+            raise ModelError("this detector has no corner reader (reader='off')")
         keep = class_nms(boxes, scores, self.iou)
         boxes, scores = boxes[keep], scores[keep]
         cards, _ = self.reader.read(image, boxes)
         if self.codes != CARD_CODES:  # a model with its own class order: the reader's columns follow it
             cards = cards[:, [CARD_CODES.index(c) for c in self.codes]]
-        combined = scores ** (1.0 - READER_WEIGHT) * cards**READER_WEIGHT
-        keep = combined.max(axis=1) >= self.conf
-        return boxes[keep], combined[keep].astype(np.float32)
+        return boxes, scores, cards
 
     def corners_are_small(self, found: list[Detection], image_hw: tuple[int, int]) -> bool:
         """Whether the median corner box of ``found`` (detections in a photo of ``image_hw``) is under
