@@ -62,9 +62,8 @@ class Candidates:
 
     @classmethod
     def empty(cls, n_classes: int) -> Candidates:
-        return cls(
-            np.zeros((0, 4), np.float32), np.zeros((0, n_classes), np.float32), np.zeros((0, n_classes))
-        )
+        none = np.zeros((0, n_classes), np.float32)
+        return cls(np.zeros((0, 4), np.float32), none, none)
 
 
 @dataclass(frozen=True)

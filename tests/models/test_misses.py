@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from models.classes import CLASS_INDEX
+from models.evaluate import EvalError
 from models.misses import Candidates, Cause, Miss, TracingDetector, cause_of, find_misses, main, render
 
 C = len(CLASS_INDEX)
@@ -86,5 +87,5 @@ def test_the_shipped_kiosk_misses_a_card_on_an_empty_table(tmp_path: Path) -> No
 def test_a_missing_truth_or_no_reader_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--data", str(tmp_path)]) == 2
     assert "no held-out truth" in capsys.readouterr().err
-    with pytest.raises(Exception, match="need the corner reader"):
+    with pytest.raises(EvalError, match="need the corner reader"):
         find_misses(TracingDetector(reader="off"), tmp_path, [])
