@@ -188,11 +188,22 @@ class KioskReading:
         return out
 
 
-def _read(path: Path) -> np.ndarray:
+def read_photo(path: Path) -> np.ndarray:
+    """A photo as BGR pixels; :class:`EvalError` naming it when it cannot be read."""
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if img is None:
         raise EvalError(f"cannot read image {path}")
     return img
+
+
+def load_truth(data: Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """The held-out truth rows of a ``models.synth`` dataset (``truth/val.jsonl``), the first ``limit``
+    when given; :class:`EvalError` when the dataset has none."""
+    truth_file = data / "truth" / "val.jsonl"
+    if not truth_file.is_file():
+        raise EvalError(f"no held-out truth at {truth_file}: python -m models.synth --out {data} first")
+    rows = [json.loads(line) for line in truth_file.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return rows[:limit] if limit else rows
 
 
 def _draw(img: np.ndarray, dets: list[Detection], title: str) -> np.ndarray:
@@ -258,17 +269,12 @@ def eval_synthetic(
     reader: str = "off",
 ) -> SyntheticResult:
     """Held-out synthetic metrics; ``conf=None`` picks the threshold with the best exact-hand rate."""
-    truth_file = data / "truth" / "val.jsonl"
-    if not truth_file.is_file():
-        raise EvalError(f"no held-out truth at {truth_file}: python -m models.synth --out {data} first")
-    rows = [json.loads(line) for line in truth_file.read_text().splitlines() if line.strip()]
-    if limit:
-        rows = rows[:limit]
+    rows = load_truth(data, limit)
     res = SyntheticResult(images=len(rows))
     thresholds = CONF_SWEEP if conf is None else (conf,)
     all_dets, shapes = [], []
     for row in rows:
-        img = _read(data / "images" / "val" / row["image"])
+        img = read_photo(data / "images" / "val" / row["image"])
         all_dets.append(det.detect(img, conf=min(thresholds)))
         shapes.append(img.shape[:2])
     for t in thresholds:
@@ -291,7 +297,7 @@ def eval_synthetic(
         want = set(row["cards"])
         if got != want and failures is not None and shown < 12:
             shown += 1
-            img = _read(data / "images" / "val" / row["image"])
+            img = read_photo(data / "images" / "val" / row["image"])
             title = f"missed {sorted(want - got)} extra {sorted(got - want)}"
             _save_failure(failures / f"synth_{row['image']}", _draw(img, dets, title))
         tp += len(got & want)
@@ -333,7 +339,9 @@ def kiosk_reads(
     from vision.detector import CardDetector
 
     kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations, reader=reader).load()
-    return [{d.code for d in kiosk.detect(_read(data / "images" / "val" / str(r["image"])))} for r in rows]
+    return [
+        {d.code for d in kiosk.detect(read_photo(data / "images" / "val" / str(r["image"])))} for r in rows
+    ]
 
 
 def exact_hand(rows: list[dict[str, object]], reads: list[set[str]]) -> tuple[float, dict[str, float]]:
@@ -377,7 +385,7 @@ def eval_single_card(
     confusion: Counter[str] = Counter()
     shown = 0
     for row in rows:
-        img = _read(real / str(row["file"]))
+        img = read_photo(real / str(row["file"]))
         truth = cast(list[str], row["cards"])[0]
         dets = det.detect(img, conf=conf)
         top = dets[0].code if dets else None
@@ -421,7 +429,7 @@ def eval_pinochle(
     total = found = false_outside = wrong_rank = 0
     shown = 0
     for row in rows:
-        img = _read(real / str(row["file"]))
+        img = read_photo(real / str(row["file"]))
         dets = det.detect(img, conf=conf)
         boxes = cast(list[dict[str, Any]], row.get("boxes") or [])
         matched = [False] * len(boxes)
@@ -657,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
                     for folder in ("ivr_edinburgh", "kaggle_cards53"):
                         real.append(eval_single_card(kiosk, args.real, folder, conf, FAILURES, kiosk.name))
                     real.append(eval_pinochle(kiosk, args.real, conf, FAILURES, kiosk.name))
-                timing_imgs = [_read(args.real / str(r["file"])) for r in _manifest(args.real)[:10]]
+                timing_imgs = [read_photo(args.real / str(r["file"])) for r in _manifest(args.real)[:10]]
         if not timing_imgs:
             timing_imgs = [np.full((480, 640, 3), 128, np.uint8)]
         timing = onnx_timing(det, timing_imgs)

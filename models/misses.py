@@ -29,19 +29,18 @@ import json
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from models.evaluate import EvalError, _read, read_yolo_labels
+from models.evaluate import CORNER_IOU, EvalError, load_truth, read_photo, read_yolo_labels
 from models.onnx_detect import SHIPPED_ONNX
-from models.readability import HEIGHT_BINS, _bin, card_views, height_bins
+from models.readability import card_views, height_bin, height_bins
 from vision.detector import CardDetector, box_iou_one, merge_reading
 
 REPO = Path(__file__).resolve().parent.parent
-CORNER_IOU = 0.3  # a candidate on a labelled corner (models.evaluate pairs corners the same way)
 
 
 class Cause(enum.StrEnum):
@@ -97,7 +96,7 @@ def cause_of(
     if not near.any():
         return Cause.NOT_FOUND, None
     scores, merged = cand.scores[near], merge_reading(cand.scores[near], cand.reader[near])
-    top = int(np.unravel_index(int(merged.argmax()), merged.shape)[1])
+    top = int(merged.max(axis=0).argmax())
     if scores[:, cls].max() < floor:
         return Cause.ANOTHER_CARD, top
     if merged[:, cls].max() < conf:
@@ -133,8 +132,7 @@ def find_misses(det: TracingDetector, data: Path, rows: Sequence[dict[str, Any]]
     misses: list[Miss] = []
     exact = 0
     for row in rows:
-        det.last = None
-        image = _read(data / "images" / "val" / str(row["image"]))
+        image = read_photo(data / "images" / "val" / str(row["image"]))
         got = {d.code for d in det.detect(image)}
         want = set(row["cards"])
         exact += got == want
@@ -187,7 +185,7 @@ def render(misses: Sequence[Miss], photos: int, exact: int, cards: int, model: P
     by_height: dict[str, Counter[Cause]] = defaultdict(Counter)
     for m in misses:
         by_kind[m.kind][m.cause] += 1
-        by_height["no record" if m.height is None else _bin(m.height, HEIGHT_BINS, " px")][m.cause] += 1
+        by_height["no record" if m.height is None else height_bin(m.height)][m.cause] += 1
     table("scene kind", by_kind, sorted(by_kind))
     table("largest corner", by_height, [*height_bins(), "no record"])
     swaps = Counter(f"{m.code}->{m.read_as}" for m in misses if m.read_as is not None and m.read_as != m.code)
@@ -206,12 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="at most this many photos")
     parser.add_argument("--out", type=Path, help="also write the report here (Markdown) and FILE.json")
     args = parser.parse_args(argv)
-    truth = args.data / "truth" / "val.jsonl"
     try:
-        if not truth.is_file():
-            raise EvalError(f"no held-out truth at {truth}: python -m models.synth --out {args.data} first")
-        rows = [json.loads(line) for line in truth.read_text(encoding="utf-8").splitlines() if line.strip()]
-        rows = rows[: args.limit] if args.limit else rows
+        rows = load_truth(args.data, args.limit)
         det = TracingDetector(args.model, conf=args.conf, reader=args.reader)
         misses, exact = find_misses(det, args.data, rows)
     except (EvalError, FileNotFoundError, ValueError, RuntimeError) as exc:
@@ -222,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(report, encoding="utf-8")
-        payload = [{**m.__dict__, "cause": str(m.cause)} for m in misses]
+        payload = [asdict(m) for m in misses]
         args.out.with_suffix(".json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     return 0
 

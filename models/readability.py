@@ -78,9 +78,14 @@ def _bin(value: float, edges: Sequence[float], unit: str = "") -> str:
     return f"< {edges[1]:g}{unit}" if i == 0 else f"{edges[i]:g}-{edges[i + 1]:g}{unit}"
 
 
+def height_bin(height: float) -> str:
+    """The label of a corner height's bin (pixels), as the report's rows name it."""
+    return _bin(height, HEIGHT_BINS, " px")
+
+
 def height_bins() -> list[str]:
     """The height bins' labels, smallest first (the report's row order)."""
-    return [_bin(lo, HEIGHT_BINS, " px") for lo in HEIGHT_BINS]
+    return [height_bin(lo) for lo in HEIGHT_BINS]
 
 
 def card_views(row: dict[str, Any]) -> dict[str, CardView]:
@@ -149,15 +154,13 @@ def breakdown(rows: Sequence[dict[str, Any]], reads: Sequence[set[str]]) -> Brea
         views = card_views(row)
         for code, v in views.items():
             hit = code in got
-            out.cards_by_height[_bin(v.height, HEIGHT_BINS, " px")].add(hit)
+            out.cards_by_height[height_bin(v.height)].add(hit)
             out.cards_by_corners[str(v.corners) if v.corners < 3 else "3+"].add(hit)
             out.cards_by_visible[_bin(v.visible, VISIBLE_BINS)].add(hit)
         exact = got == set(row["cards"])
         out.photos_by_camera[camera_class(row["camera"])].add(exact)
         smallest = min((v.height for v in views.values()), default=None)
-        out.photos_by_smallest["no cards" if smallest is None else _bin(smallest, HEIGHT_BINS, " px")].add(
-            exact
-        )
+        out.photos_by_smallest["no cards" if smallest is None else height_bin(smallest)].add(exact)
         (out.clear if is_clear(views, row["camera"]) else out.rest).add(exact)
     return out
 
