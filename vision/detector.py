@@ -359,6 +359,19 @@ def tile_origins(length: int, tile: int, overlap: float) -> list[int]:
     return [round(k * step) for k in range(count)]
 
 
+def tile_grid(height: int, width: int, tiles: int) -> list[tuple[int, int, int, int]]:
+    """The crops (x0, y0, width, height) of a ``tiles`` x ``tiles`` grid over a ``height`` x ``width`` photo,
+    neighbours sharing at least ``TILE_OVERLAP`` of a crop: the kiosk's tiles (``models.tiles`` cuts the
+    same ones for training)."""
+    tile_w = math.ceil(width / (tiles - (tiles - 1) * TILE_OVERLAP))
+    tile_h = math.ceil(height / (tiles - (tiles - 1) * TILE_OVERLAP))
+    return [
+        (x0, y0, min(tile_w, width - x0), min(tile_h, height - y0))
+        for y0 in tile_origins(height, tile_h, TILE_OVERLAP)
+        for x0 in tile_origins(width, tile_w, TILE_OVERLAP)
+    ]
+
+
 def load_class_codes(model_path: Path, metadata_names: Any = None) -> tuple[str, ...]:
     """The model's class codes in class order: ``classes.json`` next to the model, else its metadata.
 
@@ -736,21 +749,17 @@ class CardDetector:
         """
         height, width = image.shape[:2]
         parts = []
-        tile_w = math.ceil(width / (tiles - (tiles - 1) * TILE_OVERLAP))
-        tile_h = math.ceil(height / (tiles - (tiles - 1) * TILE_OVERLAP))
-        for y0 in tile_origins(height, tile_h, TILE_OVERLAP):
-            for x0 in tile_origins(width, tile_w, TILE_OVERLAP):
-                crop = image[y0 : y0 + tile_h, x0 : x0 + tile_w]
-                ch, cw = crop.shape[:2]
-                boxes, scores = self._candidates(crop, quarter_turns)
-                m = 2.0
-                cut = (
-                    ((boxes[:, 0] <= m) & (x0 > 0))
-                    | ((boxes[:, 1] <= m) & (y0 > 0))
-                    | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
-                    | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
-                )
-                parts.append((boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]))
+        for x0, y0, cw, ch in tile_grid(height, width, tiles):
+            crop = image[y0 : y0 + ch, x0 : x0 + cw]
+            boxes, scores = self._candidates(crop, quarter_turns)
+            m = 2.0
+            cut = (
+                ((boxes[:, 0] <= m) & (x0 > 0))
+                | ((boxes[:, 1] <= m) & (y0 > 0))
+                | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
+                | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
+            )
+            parts.append((boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]))
         return np.concatenate([b for b, _ in parts]), np.concatenate([sc for _, sc in parts])
 
     def _detect_ultralytics(self, image: np.ndarray) -> list[Detection]:
