@@ -131,6 +131,74 @@ def evaluate(model: Any, x: np.ndarray, y: np.ndarray, batch: int = 512) -> dict
     }
 
 
+CALIBRATION = 2048  # patches that give an exported reader back its batch-norm statistics
+
+
+def calibration_batch(x: np.ndarray, seed: int, n: int = CALIBRATION) -> Any:
+    """The runtime's centred squares of ``n`` stored patches chosen from ``seed``."""
+    rng = np.random.default_rng(seed)
+    idx = np.sort(rng.choice(len(x), size=min(n, len(x)), replace=False))
+    return centre(to_tensor(x[idx]))
+
+
+def state_from_onnx(onnx_path: Path, calibration: Any) -> dict[str, Any]:
+    """A trainable ``build_model`` state from an exported ``reader.onnx``, to fine-tune a reader whose
+    checkpoint is gone.
+
+    The export folds each batch norm into the convolution before it (weight and bias). The state puts the
+    folded weight back in the convolution and gives each batch norm the mean ``m`` and variance ``v`` of
+    that convolution's output over ``calibration`` (N x 3 x PATCH x PATCH), with scale ``sqrt(v + eps)``
+    and shift ``m + bias``: evaluated, the network computes exactly what the ONNX model does, and a
+    training batch like the calibration one normalises about as the running statistics do.
+    """
+    import onnx
+    import torch
+    import torch.nn.functional as F
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(onnx_path)).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    gemms = [n for n in graph.node if n.op_type == "Gemm"]
+    model = build_model()
+    blocks = [(i, m) for i, m in enumerate(model) if isinstance(m, torch.nn.Sequential)]
+    if len(convs) != len(blocks) or len(gemms) != 1 or any(len(n.input) != 3 for n in convs):
+        raise ValueError(
+            f"{onnx_path}: {len(convs)} convolutions and {len(gemms)} linear layers, expected the reader's "
+            f"{len(blocks)} convolutions (with folded batch norm) and one linear layer"
+        )
+    state = model.state_dict()
+    h = calibration.float()
+    with torch.no_grad():
+        for k, ((prefix, block), node) in enumerate(zip(blocks, convs, strict=True)):
+            w = torch.from_numpy(weights[node.input[1]].copy())
+            b = torch.from_numpy(weights[node.input[2]].copy())
+            conv, bn = block[0], block[1]
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(
+                    f"{onnx_path}: convolution {k + 1} has weights {tuple(w.shape)}, "
+                    f"expected {tuple(conv.weight.shape)}"
+                )
+            z = F.conv2d(h, w, None, conv.stride, conv.padding)
+            mean, var = z.mean(dim=(0, 2, 3)), z.var(dim=(0, 2, 3), unbiased=False)
+            state[f"{prefix}.0.weight"] = w
+            state[f"{prefix}.1.running_mean"] = mean
+            state[f"{prefix}.1.running_var"] = var
+            state[f"{prefix}.1.weight"] = torch.sqrt(var + bn.eps)
+            state[f"{prefix}.1.bias"] = mean + b
+            h = F.silu(z + b[None, :, None, None])
+        gemm, last = gemms[0], len(model) - 1
+        linear = model[last]
+        lw = torch.from_numpy(weights[gemm.input[1]].copy())
+        lb = torch.from_numpy(weights[gemm.input[2]].copy())
+        if tuple(lw.shape) != tuple(linear.weight.shape):
+            raise ValueError(
+                f"{onnx_path}: linear layer {tuple(lw.shape)}, expected {tuple(linear.weight.shape)}"
+            )
+        state[f"{last}.weight"], state[f"{last}.bias"] = lw, lb
+    return state
+
+
 def train(
     train_npz: Path | list[Path],
     val_npz: Path,
@@ -145,7 +213,8 @@ def train(
     """Train or resume into ``run_dir`` (``last.pt`` after each epoch, and ``epochN.pt``); returns last.pt.
 
     ``train_npz``: one patch file or several (pooled). ``init``: start from these weights (a checkpoint of
-    an earlier run) with a fresh optimizer and schedule, to fine-tune on more data.
+    an earlier run, or an exported ``reader.onnx``, see :func:`state_from_onnx`) with a fresh optimizer and
+    schedule, to fine-tune on more data.
     """
     import torch
     import torch.nn as nn
@@ -163,7 +232,9 @@ def train(
     run_dir.mkdir(parents=True, exist_ok=True)
     last = run_dir / "last.pt"
     model = build_model()
-    if init is not None:
+    if init is not None and init.suffix == ".onnx":
+        model.load_state_dict(state_from_onnx(init, calibration_batch(x, seed)))
+    elif init is not None:
         model.load_state_dict(torch.load(init, weights_only=False)["model"])
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
     steps_per_epoch = math.ceil(len(y) / batch)
@@ -254,7 +325,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--run-dir", type=Path, default=RUN_DIR, help="checkpoints (default runs/reader)")
-    ap.add_argument("--init", type=Path, metavar="WEIGHTS", help="start from these weights (fine-tuning)")
+    ap.add_argument(
+        "--init",
+        type=Path,
+        metavar="WEIGHTS",
+        help="start from these weights (fine-tuning): a checkpoint, or an exported reader.onnx",
+    )
     ap.add_argument("--export", type=Path, metavar="WEIGHTS", help="export these weights instead of training")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
     args = ap.parse_args(argv)

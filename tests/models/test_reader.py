@@ -103,6 +103,16 @@ def test_smoke_train_one_tiny_epoch_export_and_read(tiny_data: Path, tmp_path: P
     )
     assert cards.shape == (1, len(CARD_CODES)) and 0.0 <= float(none[0]) <= 1.0
     assert float(cards.sum() + none.sum()) == pytest.approx(1.0, abs=1e-4)
+    # an exported reader can be fine-tuned on when its checkpoint is gone
+    again = train(
+        tmp_path / "train.npz",
+        tmp_path / "val.npz",
+        epochs=1,
+        batch=16,
+        run_dir=tmp_path / "r2",
+        init=onnx_path,
+    )
+    assert again.is_file()
 
 
 # The same held-out design as the detector's test (tigullio, never in training): the reader, given the
@@ -120,3 +130,42 @@ def test_shipped_reader_names_a_rendered_card_from_its_corner(faces_dir: Path, c
     cards, none = CornerReader().read(photo, boxes)
     assert [CARD_CODES[int(i)] for i in cards.argmax(axis=1)] == [code] * len(boxes)
     assert float(none.max()) < 0.5
+
+
+def test_a_reader_rebuilt_from_its_onnx_export_computes_what_the_export_does(tmp_path: Path) -> None:
+    import onnxruntime as ort
+    import torch
+
+    from models.reader_train import build_model, calibration_batch, state_from_onnx
+
+    torch.manual_seed(3)
+    model = build_model()
+    for m in model.modules():  # batch norms with statistics of their own, as a trained reader has
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.5, 0.5)
+            m.running_var.uniform_(0.5, 2.0)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.2, 0.2)
+    torch.save({"model": model.state_dict()}, tmp_path / "w.pt")
+    onnx_path = export(tmp_path / "w.pt", tmp_path / "out")
+    patches = (np.random.default_rng(0).random((64, STORE, STORE, 3)) * 255).astype(np.uint8)
+    batch = calibration_batch(patches, seed=0, n=32)
+    rebuilt = build_model()
+    rebuilt.load_state_dict(state_from_onnx(onnx_path, batch))
+    rebuilt.eval()
+    with torch.no_grad():
+        ours = rebuilt(batch).numpy()
+    theirs = ort.InferenceSession(str(onnx_path)).run(None, {"patches": batch.numpy()})[0]
+    assert np.abs(ours - theirs).max() < 1e-3
+    # the rebuilt batch norms hold the calibration batch's statistics, not the identity
+    first_bn = rebuilt[0][1]
+    assert float(first_bn.running_var.min()) > 0 and not torch.allclose(
+        first_bn.running_var, torch.ones_like(first_bn.running_var)
+    )
+
+
+def test_fine_tuning_from_an_onnx_file_that_is_not_a_reader_names_it(tmp_path: Path) -> None:
+    from models.reader_train import state_from_onnx
+
+    with pytest.raises(ValueError, match="cards.onnx: .*convolutions"):
+        state_from_onnx(Path(__file__).resolve().parents[2] / "models" / "cards.onnx", None)
