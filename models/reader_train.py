@@ -167,7 +167,7 @@ def state_from_onnx(onnx_path: Path, calibration: Any) -> dict[str, Any]:
             f"{onnx_path}: {len(convs)} convolutions and {len(gemms)} linear layers, expected the reader's "
             f"{len(blocks)} convolutions (with folded batch norm) and one linear layer"
         )
-    state = model.state_dict()
+    state: dict[str, Any] = dict(model.state_dict())
     h = calibration.float()
     with torch.no_grad():
         for k, ((prefix, block), node) in enumerate(zip(blocks, convs, strict=True)):
