@@ -10,6 +10,7 @@ is not a card.
 
     python -m models.reader_train --train runs/reader/train.npz --val runs/reader/val.npz --epochs 8
     python -m models.reader_train --export runs/reader/last.pt   # -> models/reader.onnx + reader.json
+    python -m models.reader_train --soup models/reader.onnx runs/reader6/last.pt --train PATCHES.npz --seed 6
 
 Checkpoints ``runs/reader/last.pt`` after every epoch; rerunning resumes an unfinished run.
 """
@@ -158,6 +159,9 @@ def state_from_onnx(onnx_path: Path, calibration: Any) -> dict[str, Any]:
 
     graph = onnx.load(str(onnx_path)).graph
     weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    for node in graph.node:  # the exporter shares equal tensors through Identity nodes
+        if node.op_type == "Identity" and node.input[0] in weights:
+            weights[node.output[0]] = weights[node.input[0]]
     convs = [n for n in graph.node if n.op_type == "Conv"]
     gemms = [n for n in graph.node if n.op_type == "Gemm"]
     model = build_model()
@@ -199,6 +203,34 @@ def state_from_onnx(onnx_path: Path, calibration: Any) -> dict[str, Any]:
     return state
 
 
+def load_state(weights: Path, calibration: np.ndarray, seed: int) -> dict[str, Any]:
+    """A ``build_model`` state from a checkpoint, or from an exported ``reader.onnx`` rebuilt with
+    ``calibration_batch(calibration, seed)`` (:func:`state_from_onnx`)."""
+    import torch
+
+    if weights.suffix == ".onnx":
+        return state_from_onnx(weights, calibration_batch(calibration, seed))
+    state: dict[str, Any] = torch.load(weights, weights_only=False)["model"]
+    return state
+
+
+def soup(weights: list[Path], calibration: np.ndarray, seed: int, out: Path) -> Path:
+    """Average readers parameter by parameter (batch-norm statistics too; counters from the last) into a
+    checkpoint at ``out``. ``weights``: checkpoints or exported ``reader.onnx`` files of one network."""
+    import torch
+
+    states = [load_state(w, calibration, seed) for w in weights]
+    mixed = {
+        key: (sum(st[key].double() for st in states) / len(states)).to(value.dtype)
+        if value.is_floating_point()
+        else value
+        for key, value in states[-1].items()
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": mixed, "soup": [str(w) for w in weights]}, out)
+    return out
+
+
 def train(
     train_npz: Path | list[Path],
     val_npz: Path,
@@ -232,10 +264,8 @@ def train(
     run_dir.mkdir(parents=True, exist_ok=True)
     last = run_dir / "last.pt"
     model = build_model()
-    if init is not None and init.suffix == ".onnx":
-        model.load_state_dict(state_from_onnx(init, calibration_batch(x, seed)))
-    elif init is not None:
-        model.load_state_dict(torch.load(init, weights_only=False)["model"])
+    if init is not None:
+        model.load_state_dict(load_state(init, x, seed))
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.05)
     steps_per_epoch = math.ceil(len(y) / batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(
@@ -333,9 +363,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--export", type=Path, metavar="WEIGHTS", help="export these weights instead of training")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    ap.add_argument(
+        "--soup",
+        type=Path,
+        nargs="+",
+        metavar="WEIGHTS",
+        help="average these readers (checkpoints or reader.onnx files) into RUN_DIR/soup.pt instead of "
+        "training; the first --train file calibrates ONNX ones (with --seed)",
+    )
     args = ap.parse_args(argv)
     if args.export:
         print(export(args.export, args.out))
+        return 0
+    if args.soup:
+        if not args.train[0].is_file():
+            print(f"models.reader_train: no patches at {args.train[0]} to calibrate with", file=sys.stderr)
+            return 2
+        print(soup(args.soup, np.load(args.train[0])["x"], args.seed, args.run_dir / "soup.pt"))
         return 0
     for path in (*args.train, args.val):
         if not path.is_file():

@@ -169,3 +169,27 @@ def test_fine_tuning_from_an_onnx_file_that_is_not_a_reader_names_it(tmp_path: P
 
     with pytest.raises(ValueError, match="cards.onnx: .*convolutions"):
         state_from_onnx(Path(__file__).resolve().parents[2] / "models" / "cards.onnx", None)
+
+
+def test_a_soup_of_two_readers_is_their_parameter_mean_and_takes_onnx_files(tmp_path: Path) -> None:
+    import torch
+
+    from models.reader_train import build_model, calibration_batch, soup, state_from_onnx
+
+    paths = []
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        torch.save({"model": build_model().state_dict()}, tmp_path / f"r{seed}.pt")
+        paths.append(tmp_path / f"r{seed}.pt")
+    patches = (np.random.default_rng(0).random((40, STORE, STORE, 3)) * 255).astype(np.uint8)
+    out = soup(paths, patches, seed=0, out=tmp_path / "soup.pt")
+    mixed = torch.load(out, weights_only=False)["model"]
+    a, b = (torch.load(p, weights_only=False)["model"] for p in paths)
+    key = "0.0.weight"
+    assert torch.allclose(mixed[key], (a[key] + b[key]) / 2)
+    assert not torch.allclose(mixed[key], a[key])
+    # an exported reader in the soup is rebuilt from its ONNX file first, calibrated on the patches
+    onnx_path = export(paths[0], tmp_path / "onnx")
+    with_onnx = torch.load(soup([onnx_path, paths[1]], patches, 0, tmp_path / "s2.pt"), weights_only=False)
+    rebuilt = state_from_onnx(onnx_path, calibration_batch(patches, 0))
+    assert torch.allclose(with_onnx["model"][key], (rebuilt[key] + b[key]) / 2)
