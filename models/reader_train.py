@@ -376,6 +376,10 @@ def main(argv: list[str] | None = None) -> int:
         print(export(args.export, args.out))
         return 0
     if args.soup:
+        missing = [str(w) for w in args.soup if not w.is_file()]
+        if missing:
+            print(f"models.reader_train: no reader at {', '.join(missing)}", file=sys.stderr)
+            return 2
         if not args.train[0].is_file():
             print(f"models.reader_train: no patches at {args.train[0]} to calibrate with", file=sys.stderr)
             return 2

@@ -193,3 +193,10 @@ def test_a_soup_of_two_readers_is_their_parameter_mean_and_takes_onnx_files(tmp_
     with_onnx = torch.load(soup([onnx_path, paths[1]], patches, 0, tmp_path / "s2.pt"), weights_only=False)
     rebuilt = state_from_onnx(onnx_path, calibration_batch(patches, 0))
     assert torch.allclose(with_onnx["model"][key], (rebuilt[key] + b[key]) / 2)
+
+
+def test_a_soup_of_a_missing_reader_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from models.reader_train import main
+
+    assert main(["--soup", str(tmp_path / "gone.pt"), "--train", str(tmp_path / "p.npz")]) == 2
+    assert "gone.pt" in capsys.readouterr().err
