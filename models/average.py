@@ -35,6 +35,15 @@ def _model_of(ckpt: Any, path: Path) -> tuple[str, Any]:
     raise AverageError(f"{path} holds no model ('ema' or 'model')")
 
 
+def mean_state(states: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The parameter-by-parameter mean of model states of one network: floating-point tensors (weights
+    and BatchNorm statistics) averaged, integer buffers (counters) taken from the last state."""
+    return {
+        k: (sum(s[k] for s in states) / len(states)) if v.is_floating_point() else v
+        for k, v in states[-1].items()
+    }
+
+
 def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, object]:
     """Write the average of ``paths`` (at least two) to ``out``; returns a summary."""
     offline_environment()
@@ -61,10 +70,7 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, object]:
         states.append(state)
     assert model is not None  # at least two checkpoints were loaded (checked above)
     # ckpt, key and model are now the last checkpoint's: its metadata and structure carry the average
-    mean = {
-        k: (sum(s[k] for s in states) / len(states)) if v.is_floating_point() else v
-        for k, v in states[-1].items()
-    }
+    mean = mean_state(states)
     averaged = copy.deepcopy(model).float()
     averaged.load_state_dict(mean)
     ckpt[key] = averaged.half()  # as Ultralytics saves its checkpoints

@@ -219,13 +219,9 @@ def soup(weights: list[Path], calibration: np.ndarray, seed: int, out: Path) -> 
     checkpoint at ``out``. ``weights``: checkpoints or exported ``reader.onnx`` files of one network."""
     import torch
 
-    states = [load_state(w, calibration, seed) for w in weights]
-    mixed = {
-        key: (sum(st[key].double() for st in states) / len(states)).to(value.dtype)
-        if value.is_floating_point()
-        else value
-        for key, value in states[-1].items()
-    }
+    from models.average import mean_state
+
+    mixed = mean_state([load_state(w, calibration, seed) for w in weights])
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"model": mixed, "soup": [str(w) for w in weights]}, out)
     return out
@@ -369,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         metavar="WEIGHTS",
         help="average these readers (checkpoints or reader.onnx files) into RUN_DIR/soup.pt instead of "
-        "training; the first --train file calibrates ONNX ones (with --seed)",
+        "training; the first --train file calibrates the ONNX ones (with --seed)",
     )
     args = ap.parse_args(argv)
     if args.export:
@@ -380,10 +376,15 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             print(f"models.reader_train: no reader at {', '.join(missing)}", file=sys.stderr)
             return 2
-        if not args.train[0].is_file():
-            print(f"models.reader_train: no patches at {args.train[0]} to calibrate with", file=sys.stderr)
-            return 2
-        print(soup(args.soup, np.load(args.train[0])["x"], args.seed, args.run_dir / "soup.pt"))
+        calibration = np.zeros((0, STORE, STORE, 3), np.uint8)  # only exported readers need patches
+        if any(w.suffix == ".onnx" for w in args.soup):
+            if not args.train[0].is_file():
+                print(
+                    f"models.reader_train: no patches at {args.train[0]} to calibrate with", file=sys.stderr
+                )
+                return 2
+            calibration = np.load(args.train[0])["x"]
+        print(soup(args.soup, calibration, args.seed, args.run_dir / "soup.pt"))
         return 0
     for path in (*args.train, args.val):
         if not path.is_file():
