@@ -512,7 +512,7 @@ class JhyapRoundScreen(RoundScreen):
         label = "Retry scan" if retry else ("Scan again" if flow.table_scan else "Scan table")
         scan_btn = Btn(
             label,
-            lambda: self.app.scan(TABLE, len(flow.active)),
+            lambda: self.app.scan(TABLE, len(flow.active), flow.decks),
             name="scan-table",
             role="normal" if flow.table_scan else "warn",
         )
@@ -674,7 +674,7 @@ class JhyapRoundScreen(RoundScreen):
 
         def scan() -> None:
             sheet.dismiss()
-            self.app.scan(player, 1)
+            self.app.scan(player, 1, self.kiosk.jhyap.decks)
 
         def type_hand() -> None:
             sheet.dismiss()
@@ -842,7 +842,7 @@ class SeepDealScreen(RoundScreen):
         busy = self.app.scanner.busy
         scan = Btn(
             PHASE_TEXT[self.app.scanner.phase] if busy else "Scan points",
-            lambda: self.app.scan(team, 1),
+            lambda: self.app.scan(team, 1, flow.decks),
             name=f"scan-{team}",
             role="normal",
         )
@@ -1459,9 +1459,9 @@ class TableTallyApp(App):
         self.go("game_over")
 
     # scanning
-    def scan(self, target: str, n_hands: int | None) -> None:
+    def scan(self, target: str, n_hands: int | None, decks: int | None = None) -> None:
         self.scanner.camera_spec = self.camera_spec()
-        started = self.scanner.scan(target, self._scanned, n_hands, lambda _phase: self.refresh())
+        started = self.scanner.scan(target, self._scanned, n_hands, lambda _phase: self.refresh(), decks)
         if started:
             self.scan_pending = True
             self.refresh()

@@ -2,7 +2,7 @@
 
     python -m vision.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
                               [--tiles 1 2 auto] [--rotations 1 2 4] [--known-hands] [--kind K ...]
-                              [--limit N]
+                              [--decks N] [--limit N]
 
 For every model, tiling and number of quarter turns given it reads each photo with the whole pipeline
 (detector, corner pairing, hands) and compares the physical cards with the truth as multisets of codes:
@@ -128,14 +128,21 @@ def hand_pairs(entry: dict[str, Any], reading: Any) -> tuple[int, int]:
 
 
 def evaluate(
-    entries: list[dict[str, Any]], photos: Path, detector: CardDetector, known_hands: bool
+    entries: list[dict[str, Any]],
+    photos: Path,
+    detector: CardDetector,
+    known_hands: bool,
+    decks: int | None = None,
 ) -> tuple[Score, list[float]]:
     score, times = Score(), []
     for entry in entries:
         hands = [h for h in entry.get("hands") or [] if h]
         try:
             reading = read_cards(
-                photos / entry["image"], detector, n_hands=len(hands) if known_hands and hands else None
+                photos / entry["image"],
+                detector,
+                n_hands=len(hands) if known_hands and hands else None,
+                decks=decks,
             )
         except VisionError as exc:
             print(f"  {entry['image']}: {exc}", file=sys.stderr)
@@ -177,10 +184,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conf", type=float, help="confidence threshold (default: the model's, else 0.25)")
     parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
     parser.add_argument(
+        "--decks",
+        type=int,
+        help="read no card more often than N packs hold, as the kiosk does (default: no limit)",
+    )
+    parser.add_argument(
         "--kind", nargs="+", help="only photos of these kinds (models.synth truth: table, seep, ...)"
     )
     parser.add_argument("--limit", type=int, help="only the first N photos")
     args = parser.parse_args(argv)
+    if args.decks is not None and args.decks < 1:
+        parser.error(f"--decks must be at least 1, got {args.decks}")
     try:
         entries = load_truth(args.truth)
         entries = [e for e in entries if not args.kind or e.get("kind") in args.kind][: args.limit]
@@ -202,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             except VisionError as exc:
                 print(f"vision.evaluate: {exc}", file=sys.stderr)
                 return 1
-            s, times = evaluate(entries, photos, detector, args.known_hands)
+            s, times = evaluate(entries, photos, detector, args.known_hands, args.decks)
             total = s.right + s.missing
             pairs = f"{s.pairs_agree / max(s.pairs_total, 1):.1%} of {s.pairs_total}"
             wrong = s.extra

@@ -8,7 +8,14 @@ from pathlib import Path
 import numpy as np
 
 from vision.camera import load_image
-from vision.cards import DEFAULT_RULES, PairingRules, cards_from_detections, group_into_hands
+from vision.cards import (
+    DEFAULT_RULES,
+    PairingRules,
+    cards_from_detections,
+    check_decks,
+    group_into_hands,
+    limit_copies,
+)
 from vision.detector import CardDetector, check_image_array
 from vision.types import CardReading, ImageError, box_center
 
@@ -42,13 +49,19 @@ def read_cards(
     n_hands: int | None = None,
     rules: PairingRules = DEFAULT_RULES,
     name: str | None = None,
+    decks: int | None = None,
 ) -> CardReading:
     """Read every card in a photo (a BGR array or an image file) and group them into hands.
+
+    ``decks``, when given, is how many packs the cards come from: a code read more often than they hold
+    is read again from its alternatives (:func:`vision.cards.limit_copies`).
 
     ``ms`` in the result is the time from the decoded image to the card list (detection, pairing and
     grouping). Raises :class:`ImageError` for a missing, unreadable or blank photo and
     :class:`ModelError` when the model cannot be loaded.
     """
+    if decks is not None:
+        check_decks(decks)  # before the photo is read: a bad argument fails at once
     if isinstance(image, str | Path):
         label = name or str(image)
         array = load_image(image)
@@ -59,6 +72,8 @@ def read_cards(
     start = time.perf_counter()
     detections = detector.detect(array)
     cards = cards_from_detections(detections, rules)
+    if decks is not None:
+        cards = limit_copies(cards, decks)
     hands = group_into_hands(cards, n_hands)
     ms = (time.perf_counter() - start) * 1000.0
     h, w = array.shape[:2]

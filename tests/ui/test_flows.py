@@ -736,6 +736,30 @@ def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(
     assert games.score(kiosk.log).totals == {"Asha": 0, "बिकास": 29, "Chandra": 28, "Dipa": 11}
 
 
+def test_a_scan_reads_no_card_more_often_than_the_packs_in_play_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two aces of spades far apart in one photo: with one pack the weaker is read as its next reading."""
+    import cv2
+
+    from vision.types import Detection
+
+    def two_aces(image: np.ndarray) -> list[Detection]:
+        return [
+            Detection("AS", 0.9, (100, 100, 130, 140)),
+            Detection("AS", 0.55, (700, 700, 730, 740), (("AC", 0.3),)),
+        ]
+
+    use_stand_in_detector(monkeypatch, two_aces)
+    photo = np.random.default_rng(2).integers(0, 255, (1000, 1000, 3), dtype=np.uint8)
+    cv2.imwrite(str(tmp_path / "pile.jpg"), photo)
+    scanner = Scanner(f"folder:{tmp_path}")
+    assert [c.code for c in scanner.scan_now("A", 1).cards] == ["AS", "AS"]
+    read = scanner.scan_now("A", 1, decks=SeepDealFlow.decks).cards
+    assert [c.code for c in read] == ["AS", "AC"]
+    assert read[1].needs_look and read[1].alternatives == ("AS",)
+
+
 def test_out_above_steps_keep_a_score_the_halving_rule_accepts() -> None:
     form = NewGameForm(games.JHYAP)
     step = form.rule_step("max_score")

@@ -18,6 +18,7 @@ from vision.cards import (
     card_shaped,
     cards_from_detections,
     group_into_hands,
+    limit_copies,
     one_per_corner,
     pair_cost,
     turn_gap,
@@ -463,3 +464,44 @@ def test_nested_boxes_of_different_codes_are_left_to_the_pairing() -> None:
 def test_same_corner_ratio_must_stay_under_min_ratio() -> None:
     with pytest.raises(ValueError, match="same_corner_ratio must lie in"):
         PairingRules(same_corner_ratio=2.0)
+
+
+def _read(code: str, conf: float, x: float, alts: tuple = ()) -> DetectedCard:
+    return DetectedCard(code, conf, False, ((x, 0.0, x + CORNER, CORNER),), alts)
+
+
+def test_a_code_read_twice_from_one_pack_takes_its_weaker_cards_next_reading() -> None:
+    strong = _read("AS", 0.9, 0, (("AC", 0.05),))
+    weak = _read("AS", 0.6, 100, (("AC", 0.4), ("4S", 0.1)))
+    other = _read("KD", 0.8, 200)
+    out = limit_copies([strong, weak, other], decks=1)
+    assert [c.code for c in out] == ["AS", "AC", "KD"]
+    assert out[0] is strong and out[2] is other
+    reread = out[1]
+    assert reread.uncertain and reread.confidence == pytest.approx(0.4)
+    assert reread.alternatives == (("AS", 0.6), ("4S", 0.1))  # the code it lost comes first
+    assert reread.boxes == weak.boxes
+
+
+def test_an_alternative_already_taken_is_passed_over_for_the_next() -> None:
+    cards = [_read("AS", 0.9, 0), _read("AC", 0.9, 100), _read("AS", 0.5, 200, (("AC", 0.4), ("4S", 0.2)))]
+    assert [c.code for c in limit_copies(cards, 1)] == ["AS", "AC", "4S"]
+
+
+def test_a_surplus_card_without_a_free_reading_is_kept_as_read() -> None:
+    cards = [_read("AS", 0.9, 0), _read("AS", 0.5, 100)]
+    assert limit_copies(cards, 1) == cards  # nothing is dropped: the players see the card the pack lacks
+
+
+def test_two_packs_hold_two_of_each_card_and_four_jokers() -> None:
+    two = [_read("AS", 0.9, 0, (("AC", 0.3),)), _read("AS", 0.5, 100, (("AC", 0.3),))]
+    assert limit_copies(two, 2) == two
+    jokers = [_read("JK", 0.9 - k / 10, 100 * k, ((f"{k + 2}H", 0.2),)) for k in range(5)]
+    assert [c.code for c in limit_copies(jokers, 1)] == ["JK", "JK", "4H", "5H", "6H"]
+    assert [c.code for c in limit_copies(jokers, 2)] == ["JK", "JK", "JK", "JK", "6H"]
+
+
+@pytest.mark.parametrize("decks", [0, -1, 1.5, True, "2"])
+def test_limit_copies_names_a_bad_number_of_packs(decks: object) -> None:
+    with pytest.raises(ValueError, match=f"decks must be a whole number >= 1, got {decks!r}"):
+        limit_copies([], decks)  # type: ignore[arg-type]

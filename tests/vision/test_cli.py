@@ -133,6 +133,7 @@ def test_detect_annotate_into_an_impossible_folder_is_a_clear_error(
     ("argv", "message"),
     [
         (["--hands", "0"], "must be at least 1"),
+        (["--decks", "0"], "must be at least 1"),
         (["--conf", "2"], "strictly between 0 and 1"),
         (["--backend", "tflite"], "invalid choice: 'tflite'"),
         (["--tiles", "5"], "tiles must be 1 to 4 or auto, got '5'"),

@@ -60,3 +60,15 @@ def test_kind_filter_reads_only_those_photos(capsys: pytest.CaptureFixture[str])
     assert row[0] == DEFAULT_ONNX.name and row[2] == "1" and row[4] == "on"  # the shipped corner reader
     assert "of" in row  # the pair measure: "84.1% of 60"
     assert float(row[-2]) > 0 and float(row[-1]) > 0  # median and mean ms per photo
+
+
+def test_a_pack_limit_below_one_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--decks", "0"])
+    assert exit_info.value.code == 2
+    assert "--decks must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_the_demo_photos_read_as_well_with_the_kiosk_pack_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--kind", "table", "--tiles", "1", "--decks", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].split()[0] == DEFAULT_ONNX.name

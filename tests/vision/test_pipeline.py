@@ -115,3 +115,25 @@ def test_annotate_draws_every_card_and_leaves_the_photo_alone(detector: CardDete
     x1, y1, x2, _ = (round(v) for v in reading.cards[2].boxes[0])
     assert drawn[y1 + 5, x1].tolist() == [0, 0, 255]
     assert cv2.imencode(".jpg", drawn)[0]
+
+
+def test_a_card_read_twice_from_one_pack_is_read_again_from_its_alternatives(
+    make_model: Callable[..., Path],
+) -> None:
+    """Two eights of spades far apart (two cards): with one pack the weaker is its next reading, the 8C."""
+    twice = raw_output(
+        [xywh(50, 50, 70, 80), xywh(560, 380, 580, 410)], [{"8S": 0.9}, {"8S": 0.6, "8C": 0.35}], anchors=30
+    )
+    detector = CardDetector(make_model(twice), tiles=1, rotations=1, reader="off")
+    assert read_cards(table_photo(), detector).codes == ["8S", "8S"]
+    one_pack = read_cards(table_photo(), detector, decks=1)
+    assert one_pack.codes == ["8S", "8C"]
+    assert one_pack.cards[1].uncertain and one_pack.cards[1].alternatives[0][0] == "8S"
+    assert read_cards(table_photo(), detector, decks=2).codes == ["8S", "8S"]
+
+
+def test_a_bad_number_of_packs_is_named_before_the_photo_is_read(
+    detector: CardDetector, tmp_path: Path
+) -> None:
+    with pytest.raises(ValueError, match="decks must be a whole number >= 1, got 0"):
+        read_cards(tmp_path / "gone.jpg", detector, decks=0)

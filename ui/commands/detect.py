@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="split the cards into exactly N hands (default: by the gaps between them)",
     )
     parser.add_argument(
+        "--decks",
+        metavar="N",
+        type=_positive_int,
+        help="the cards come from N packs: a card read more often than they hold is read as its next "
+        "best reading where that has room (default: no limit)",
+    )
+    parser.add_argument(
         "--tiles",
         type=_tiling,
         default=None,
@@ -204,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     for image_path in args.images:
         try:
             image = load_image(image_path)
-            reading = read_cards(image, detector, n_hands=args.hands, name=image_path)
+            reading = read_cards(image, detector, n_hands=args.hands, name=image_path, decks=args.decks)
         except ImageError as exc:
             _say(str(exc))
             status = max(status, EXIT_BAD_IMAGE)

@@ -245,9 +245,14 @@ class Scanner:
         return self._detector
 
     def scan_now(
-        self, target: str, n_hands: int | None = None, on_progress: Callable[[ScanPhase], None] | None = None
+        self,
+        target: str,
+        n_hands: int | None = None,
+        on_progress: Callable[[ScanPhase], None] | None = None,
+        decks: int | None = None,
     ) -> ScanResult:
-        """Take a photo and read it, in the calling thread."""
+        """Take a photo and read it, in the calling thread. ``decks``: the packs in play, so that no card is
+        read more often than they hold (``vision.pipeline.read_cards``)."""
         self._set_phase(ScanPhase.CAMERA, on_progress)
         try:
             image, camera = self._capture()
@@ -276,7 +281,7 @@ class Scanner:
             from vision.pipeline import read_cards
 
             started = time.perf_counter()
-            reading = read_cards(image, detector, n_hands=n_hands)
+            reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
             result = reading_to_scan(target, reading, image, camera)
             if not result.ms:
                 result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
@@ -291,6 +296,7 @@ class Scanner:
         on_done: Callable[[ScanResult], None],
         n_hands: int | None = None,
         on_progress: Callable[[ScanPhase], None] | None = None,
+        decks: int | None = None,
     ) -> bool:
         """Start a scan in a worker thread; ``on_done`` gets the result on the UI thread. False if busy."""
         with self._lock:
@@ -299,7 +305,7 @@ class Scanner:
             self.phase = ScanPhase.CAMERA
 
         def work() -> None:
-            result = self.scan_now(target, n_hands, on_progress)
+            result = self.scan_now(target, n_hands, on_progress, decks)
             self.dispatch(lambda: on_done(result))
 
         self._thread = threading.Thread(target=work, name="tabletally-scan", daemon=True)

@@ -16,6 +16,9 @@ from ui.logic.scan import HandCard, ScanResult, normalize_code
 
 
 class SeepDealFlow:
+    decks = 1
+    """Seep is played with one pack: a scan reads no card twice (``Scanner.scan``)."""
+
     def __init__(self, log: Mapping[str, Any], edit_position: int | None = None) -> None:
         self.log = dict(log)
         self.edit_position = edit_position
