@@ -15,6 +15,7 @@ rotated, so the thresholds hold at any distance between camera and table.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -284,9 +285,7 @@ def limit_copies(cards: Sequence[DetectedCard], decks: int) -> list[DetectedCard
     out = list(cards)
     settled: set[int] = set()  # surplus cards that found no room: left as read
     while True:
-        counts: dict[str, int] = {}
-        for card in out:
-            counts[card.code] = counts.get(card.code, 0) + 1
+        counts = Counter(card.code for card in out)
         surplus: list[int] = []
         for code, n in counts.items():
             if n > copies_allowed(code, decks):
@@ -300,9 +299,7 @@ def limit_copies(cards: Sequence[DetectedCard], decks: int) -> list[DetectedCard
         weakest = min(surplus, key=lambda i: (out[i].confidence, i))
         card = out[weakest]
         room = [
-            (code, score)
-            for code, score in card.alternatives
-            if counts.get(code, 0) < copies_allowed(code, decks)
+            (code, score) for code, score in card.alternatives if counts[code] < copies_allowed(code, decks)
         ]
         if not room:
             settled.add(weakest)
