@@ -288,11 +288,12 @@ def limit_copies(cards: Sequence[DetectedCard], decks: int) -> list[DetectedCard
         counts = Counter(card.code for card in out)
         surplus: list[int] = []
         for code, n in counts.items():
-            if n > copies_allowed(code, decks):
+            allowed = copies_allowed(code, decks)
+            if n > allowed:
                 holders = sorted(
                     (i for i, c in enumerate(out) if c.code == code), key=lambda i: -out[i].confidence
                 )
-                surplus += holders[copies_allowed(code, decks) :]
+                surplus += holders[allowed:]
         surplus = [i for i in surplus if i not in settled]
         if not surplus:
             return out

@@ -186,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--decks",
         type=int,
+        metavar="N",
         help="read no card more often than N packs hold, as the kiosk does (default: no limit)",
     )
     parser.add_argument(
