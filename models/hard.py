@@ -87,6 +87,11 @@ def training_photos(src: Path) -> list[Path]:
     return photos
 
 
+def label_of(photo: Path) -> Path:
+    """The label file of photo ``DATASET/images/train/NAME.jpg``: ``DATASET/labels/train/NAME.txt``."""
+    return photo.parents[2] / "labels" / "train" / f"{photo.stem}.txt"
+
+
 def read_photos(
     sources: Sequence[Path],
     detect: Callable[[np.ndarray], Sequence[Detection]],
@@ -100,9 +105,7 @@ def read_photos(
         if image is None:
             raise HardError(f"{photo}: not a readable image")
         height, width = image.shape[:2]
-        truth = read_yolo_labels(
-            photo.parent.parent.parent / "labels" / "train" / f"{photo.stem}.txt", width, height
-        )
+        truth = read_yolo_labels(label_of(photo), width, height)
         wrong, extra = score(truth, detect(image))
         readings.append(PhotoReading(photo, len(truth), wrong, extra))
         if progress is not None:
@@ -127,10 +130,9 @@ def write(out: Path, picked: Sequence[PhotoReading], manifest: dict[str, object]
         (out / sub).mkdir(parents=True, exist_ok=True)
     rows = []
     for r in picked:
-        dataset = r.photo.parent.parent.parent
-        name = f"{dataset.name}_{r.photo.stem}"
+        name = f"{r.photo.parents[2].name}_{r.photo.stem}"
         shutil.copyfile(r.photo, out / "images" / "train" / f"{name}{r.photo.suffix}")
-        label = dataset / "labels" / "train" / f"{r.photo.stem}.txt"
+        label = label_of(r.photo)
         text = label.read_text(encoding="utf-8") if label.is_file() else ""
         (out / "labels" / "train" / f"{name}.txt").write_text(text, encoding="utf-8")
         rows.append({"photo": str(r.photo), "corners": r.corners, "wrong": r.wrong, "extra": r.extra})
