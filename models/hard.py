@@ -35,7 +35,7 @@ import cv2
 import numpy as np
 
 from models.classes import CLASSES_JSON
-from models.evaluate import CORNER_IOU, CornerReads, read_yolo_labels
+from models.evaluate import CORNER_IOU, Corner, CornerReads, read_yolo_labels
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector
 from models.synth import write_data_yaml
 from vision.detector import box_iou_one
@@ -61,9 +61,7 @@ class PhotoReading:
         return self.wrong > 0 or self.extra > 0
 
 
-def score(
-    truth: list[tuple[str, tuple[float, float, float, float]]], dets: Sequence[Detection]
-) -> tuple[int, int]:
+def score(truth: list[Corner], dets: Sequence[Detection]) -> tuple[int, int]:
     """Wrong labelled corners and extra detections of one photo (the matching of :class:`CornerReads`)."""
     reads = CornerReads()
     reads.add(truth, list(dets))
