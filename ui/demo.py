@@ -18,8 +18,10 @@ It prints one line per step (``STEP name``) so that tests can follow it, and end
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -465,7 +467,9 @@ SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
 def run_in_process(args: argparse.Namespace) -> int:
     size = SIZES[args.size]
     os.environ.setdefault("SDL_VIDEODRIVER", "offscreen")
-    os.environ.setdefault("KIVY_HOME", tempfile.mkdtemp(prefix="tabletally-kivy-"))
+    if "KIVY_HOME" not in os.environ:  # a throwaway Kivy home, removed when the demo ends
+        os.environ["KIVY_HOME"] = tempfile.mkdtemp(prefix="tabletally-kivy-")
+        atexit.register(shutil.rmtree, os.environ["KIVY_HOME"], ignore_errors=True)
     from ui.commands.kiosk import configure_kivy
 
     configure_kivy(size)

@@ -107,7 +107,12 @@ def _run_worker(kind: str, model: Path, images: list[Path], repeat: int, threads
         *map(str, images),
     ]
     env = dict(os.environ, YOLO_OFFLINE="1", YOLO_AUTOINSTALL="False", PYTHONUNBUFFERED="1")
-    env.setdefault("YOLO_CONFIG_DIR", tempfile.mkdtemp(prefix="tabletally-yolo-"))
+    with tempfile.TemporaryDirectory(prefix="tabletally-yolo-") as config_dir:  # removed after the run
+        env.setdefault("YOLO_CONFIG_DIR", config_dir)
+        return _timed_worker(kind, cmd, env)
+
+
+def _timed_worker(kind: str, cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
     root = Path(__file__).resolve().parent.parent
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
     start = time.perf_counter()
