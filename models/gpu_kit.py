@@ -52,6 +52,9 @@ CORNERS = "corners.json"
 TRANSFER_LIMIT_MIB = 64.0  # what travels to the device machine: tracked files + carried paths
 TRANSFER_MARGIN_MIB = 3.0  # untracked files, tar headers, the manifest
 KIT_VERSION = 1
+# processes by default: the device machine's 16 cores; each scene-drawing process holds up to ~2.6 GB of
+# faces, so a container that shows a host's hundreds of cores must not get one process each
+MAX_WORKERS = 16
 
 
 class KitError(RuntimeError):
@@ -346,6 +349,14 @@ def _without_polars() -> None:
     BaseTrainer.read_results_csv = read_results_csv
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (a container can show the host's count in ``os.cpu_count()``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 @dataclass(frozen=True)
 class RunConfig:
     kit: Path
@@ -355,7 +366,7 @@ class RunConfig:
     count: int = 9600
     val_count: int = 200
     seed: int = 201
-    workers: int = 0  # 0: every core
+    workers: int = 0  # 0: the usable cores, at most MAX_WORKERS
     imgsz: int | None = None  # None: the config's
     batch: int = 64
     lr0: float | None = None  # None: the config's
@@ -388,8 +399,8 @@ def run(cfg: RunConfig) -> dict[str, Any]:
         raise KitError(f"{manifest_path} is not valid JSON ({exc}): pack the kit again") from exc
     if not cfg.start_from.is_file():
         raise KitError(f"no weights to start from at {cfg.start_from}")
-    cores = os.cpu_count() or 2
-    workers = cfg.workers or cores
+    cores = usable_cores()
+    workers = cfg.workers or min(cores, MAX_WORKERS)
     report: dict[str, Any] = {"cores": cores, "workers": workers, "budget_s": cfg.budget_s}
     if manifest.get("start_weights_sha256") not in (None, _sha256(cfg.start_from)):
         report["warning"] = f"{cfg.start_from} differs from the weights the kit was packed with"
@@ -526,7 +537,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--count", type=int, default=RunConfig.count, help="training photos to draw")
     r.add_argument("--val-count", type=int, default=RunConfig.val_count, help="held-out photos to draw")
     r.add_argument("--seed", type=int, default=RunConfig.seed)
-    r.add_argument("--workers", type=int, default=0, help="processes (default: every core)")
+    r.add_argument("--workers", type=int, default=0, help=f"processes (default: cores, <= {MAX_WORKERS})")
     r.add_argument("--imgsz", type=int, help="training size (default: the config's)")
     r.add_argument("--batch", type=int, default=RunConfig.batch)
     r.add_argument("--lr0", type=float, help="initial learning rate (default: the config's)")
