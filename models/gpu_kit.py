@@ -55,6 +55,8 @@ KIT_VERSION = 1
 # processes by default: the device machine's 16 cores; each scene-drawing process holds up to ~2.6 GB of
 # faces, so a container that shows a host's hundreds of cores must not get one process each
 MAX_WORKERS = 16
+# what PyTorch says when a data-loader worker dies (a container's small /dev/shm): train again with fewer
+RETRY_MESSAGES = ("DataLoader worker", "shared memory", "Bus error")
 
 
 class KitError(RuntimeError):
@@ -458,23 +460,39 @@ def run(cfg: RunConfig) -> dict[str, Any]:
     if project.exists():
         shutil.rmtree(project)
     t = time.monotonic()
-    model = YOLO(str(cfg.start_from))
-    model.train(
-        data=str(data_yaml),
-        project=str(project),
-        name="gpu",
-        device=device,
-        plots=False,
-        pretrained=True,
-        amp=device != "cpu",
-        verbose=True,
-        time=train_s / 3600,
-        cache=cfg.cache or False,
-        deterministic=device == "cpu",  # on the GPU, cuDNN's fastest kernels: minutes are what is short
-        **args,
-    )
+
+    def fit(name: str, loader_workers: int, seconds: float) -> None:
+        YOLO(str(cfg.start_from)).train(
+            data=str(data_yaml),
+            project=str(project),
+            name=name,
+            device=device,
+            plots=False,
+            pretrained=True,
+            amp=device != "cpu",
+            verbose=True,
+            time=seconds / 3600,
+            cache=cfg.cache or False,
+            deterministic=device == "cpu",  # on the GPU, cuDNN's fastest kernels: minutes are what is short
+            **{**args, "workers": loader_workers},
+        )
+
+    run_name = "gpu"
+    try:
+        fit(run_name, workers, train_s)
+    except RuntimeError as exc:
+        # a container's small /dev/shm kills data-loader workers (a bus error): the rest of the time with two
+        if not any(m in str(exc) for m in RETRY_MESSAGES):
+            raise
+        seconds = deadline - time.monotonic() - cfg.reserve_s - setup_allowance
+        if seconds < 10:
+            raise
+        print(f"training failed ({exc}); again with 2 data-loader workers for {seconds:.0f} s", flush=True)
+        report["retry"] = {"error": str(exc)[:300], "workers": 2, "train_s_planned": round(seconds, 1)}
+        run_name = "gpu-retry"
+        fit(run_name, 2, seconds)
     report["train_s"] = round(time.monotonic() - t, 1)
-    weights = project / "gpu" / "weights"
+    weights = project / run_name / "weights"
     cfg.out.mkdir(parents=True, exist_ok=True)
     returned = []
     for name in ("best.pt", "last.pt"):
@@ -485,7 +503,7 @@ def run(cfg: RunConfig) -> dict[str, Any]:
     for ckpt in epochs[-cfg.keep_epochs :] if cfg.keep_epochs > 0 else []:
         _strip_copy(ckpt, cfg.out / ckpt.name)
         returned.append(ckpt.name)
-    results = project / "gpu" / "results.csv"
+    results = project / run_name / "results.csv"
     if results.is_file():
         shutil.copy2(results, cfg.out / "results.csv")
         returned.append("results.csv")

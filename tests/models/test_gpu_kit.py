@@ -166,8 +166,22 @@ def test_results_are_read_back_without_polars(tmp_path: Path, monkeypatch: pytes
 
 
 @pytest.mark.slow
-def test_a_timed_run_fine_tunes_the_shipped_weights_and_returns_them(faces_dir: Path, tmp_path: Path) -> None:
+def test_a_timed_run_fine_tunes_the_shipped_weights_and_returns_them(
+    faces_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ultralytics import YOLO
+
+    # the first training dies as data-loader workers do in a container with a small /dev/shm
+    real_train = YOLO.train
+    calls: list[int] = []
+
+    def train_once_failing(self: YOLO, **kwargs: object) -> object:
+        calls.append(int(kwargs["workers"]))  # type: ignore[call-overload]
+        if len(calls) == 1:
+            raise RuntimeError("DataLoader worker (pid 4242) is killed by signal: Bus error.")
+        return real_train(self, **kwargs)
+
+    monkeypatch.setattr(YOLO, "train", train_once_failing)
 
     kit = tmp_path / "kit"
     pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
@@ -189,6 +203,7 @@ def test_a_timed_run_fine_tunes_the_shipped_weights_and_returns_them(faces_dir: 
             keep_epochs=2,
         )
     )
+    assert calls == [1, 2] and report["retry"]["workers"] == 2  # trained again, with two loader workers
     assert report["faces"] == len(list(faces_dir.glob("*/*.png")))
     assert report["epochs"] and all("map50" in e for e in report["epochs"])
     for name in ("best.pt", "last.pt", "results.csv", "report.json"):
