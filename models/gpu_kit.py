@@ -427,7 +427,7 @@ def run(cfg: RunConfig) -> dict[str, Any]:
     report["synth_images_per_s"] = round((cfg.count + cfg.val_count) / max(report["synth_s"], 1e-3), 1)
     print(f"drew {cfg.count}+{cfg.val_count} photos in {report['synth_s']} s", flush=True)
 
-    from models.train import load_config, offline_environment, pick_device
+    from models.train import CPU_THREADS, load_config, offline_environment, pick_device
 
     offline_environment()
     train_cfg = load_config(cfg.config)
@@ -442,6 +442,10 @@ def run(cfg: RunConfig) -> dict[str, Any]:
 
     _without_polars()
     device = cfg.device or pick_device()
+    if device == "cpu":
+        from ultralytics.utils import torch_utils
+
+        torch_utils.NUM_THREADS = CPU_THREADS  # Ultralytics' CPU default is one thread
     # Ultralytics' time mode counts from the first batch; setting up (loading, caching) comes before it
     setup_allowance = 20.0 if cfg.cache == "ram" else 10.0
     train_s = deadline - time.monotonic() - cfg.reserve_s - setup_allowance
