@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from models.classes import MODELS_DIR
-from models.decks import ALL_DECKS, KIT_MARKER, PROCEDURAL_PREFIX, Split
+from models.decks import ALL_DECKS, KIT_MARKER, PROCEDURAL_PREFIX, Split, procedural_decks
 
 REPO = MODELS_DIR.parent
 DEFAULT_KIT = REPO / ".gpukit"
@@ -127,16 +127,8 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
 def deck_folders(faces: Path) -> tuple[list[Path], list[Path]]:
     """The rendered SVG decks (in :data:`ALL_DECKS` order) and procedural decks (sorted) in ``faces``."""
     svg = [faces / d.name for d in ALL_DECKS if (faces / d.name / CORNERS).is_file()]
-    proc = sorted(
-        (
-            p
-            for p in faces.iterdir()
-            if p.name.startswith(PROCEDURAL_PREFIX)
-            and p.name[len(PROCEDURAL_PREFIX) :].isdigit()
-            and (p / CORNERS).is_file()
-        ),
-        key=lambda p: int(p.name[len(PROCEDURAL_PREFIX) :]),
-    )
+    # procedural_decks sorts by name (proc-100 before proc-11): by number, so generations stay in order
+    proc = [d.path for d in sorted(procedural_decks(faces), key=lambda d: _proc_number(d.name))]
     return svg, proc
 
 
@@ -160,6 +152,7 @@ def pack_faces(
             f"{faces} holds none of the held-out decks ({', '.join(held_out)}): nothing to validate on"
         )
     ordered = svg + [proc[i] for i in spread_order(len(proc))]
+    svg_names = {d.name for d in svg}
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / (FACES_TAR + ".part")
     used = 0
@@ -167,11 +160,11 @@ def pack_faces(
     skipped = 0
     with tarfile.open(tmp, "w") as tar, ProcessPoolExecutor(max_workers=max(1, workers)) as pool:
         for name, members in pool.map(
-            _encode_deck, [(d, proc_quality if d in proc else quality) for d in ordered]
+            _encode_deck, [(d, quality if d.name in svg_names else proc_quality) for d in ordered]
         ):
             size = sum(512 + len(data) + (-len(data) % 512) for _, data in members)
             if used + size > budget_bytes:
-                if name in {d.name for d in svg}:
+                if name in svg_names:
                     raise KitError(
                         f"the SVG decks alone need more than the budget of {budget_bytes / 2**20:.1f} MiB "
                         f"(at deck {name}); lower --quality or free the working tree"
