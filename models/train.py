@@ -53,6 +53,7 @@ _PASS_THROUGH = (
     "hsv_v",
     "val",
     "save_period",
+    "freeze",
 )
 
 

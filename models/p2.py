@@ -1,0 +1,170 @@
+"""Give a trained yolo11n card detector a fourth detection level at stride 4 (P2):
+``python -m models.p2 --weights models/cards.pt --out runs/p2/init.pt``.
+
+The held-out photos' missed and misread corners are 12-22 px at the model input (models/README.md, "Known
+weaknesses"): a stride-8 grid puts two or three cells across such a corner. ``models/yolo11n-p2.yaml`` is
+yolo11n with one more branch: the P3 features upsampled to stride 4, joined with the backbone's stride-4
+features (layer 2) and one C3k2 block, and a fourth Detect branch on it. Every other layer has the shape it
+has in yolo11n, so the trained weights carry over unchanged and the widened model gives, on its P3-P5
+anchors, exactly the outputs of the model it came from (:func:`check_carried`). The new C3k2 block (layer
+25) starts from Ultralytics' own initialisation (its input is half as wide as layer 16's, so nothing
+carries); the head's P2 branch starts as a copy of its P3 branch (the shapes agree), with its class bias set
+to Ultralytics' prior for stride 4, so it starts quiet.
+
+The file written is an Ultralytics checkpoint (``YOLO(path)`` loads it); ``python -m models.train --config
+models/train-p2.yaml --start-from PATH`` trains it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from models.classes import CLASS_CODES, MODELS_DIR
+from models.train import offline_environment
+
+P2_YAML = MODELS_DIR / "yolo11n-p2.yaml"
+OLD_DETECT = 23  # the Detect layer's index in yolo11n
+NEW_DETECT = 26  # and in yolo11n-p2
+NEW_LAYERS = ("model.23.", "model.24.", "model.25.")  # the P2 branch's upsample, concat and C3k2: start new
+
+
+class WidenError(ValueError):
+    """The weights are not a yolo11n card detector that the P2 model can carry over."""
+
+
+def _key_map(old_keys: list[str]) -> dict[str, str]:
+    """New key -> old key: the layers 0-22 as they are, the old Detect's branches one place on, and the
+    new P2 branch of the head from the P3 one."""
+    mapping: dict[str, str] = {}
+    old_prefix, new_prefix = f"model.{OLD_DETECT}.", f"model.{NEW_DETECT}."
+    for key in old_keys:
+        if not key.startswith(old_prefix):
+            mapping[key] = key
+            continue
+        rest = key[len(old_prefix) :]
+        parts = rest.split(".")
+        if parts[0] in ("cv2", "cv3") and parts[1].isdigit():
+            level = int(parts[1])
+            mapping[new_prefix + ".".join([parts[0], str(level + 1), *parts[2:]])] = key
+            if level == 0:  # the P3 branch also seeds the new P2 branch
+                mapping[new_prefix + ".".join([parts[0], "0", *parts[2:]])] = key
+        else:  # dfl
+            mapping[new_prefix + rest] = key
+    return mapping
+
+
+def widen(weights: Path, yaml_path: Path = P2_YAML) -> Any:
+    """The P2 model built from ``yaml_path`` carrying the weights of the yolo11n checkpoint ``weights``."""
+    offline_environment()
+    import torch
+    from ultralytics.nn.tasks import DetectionModel
+
+    if not weights.is_file():
+        raise FileNotFoundError(f"weights not found: {weights}")
+    ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+    old = (ckpt.get("ema") or ckpt.get("model")) if isinstance(ckpt, dict) else None
+    if old is None or not hasattr(old, "state_dict"):
+        raise WidenError(f"{weights}: not an Ultralytics checkpoint (no model in it)")
+    old = old.float()
+    names = [old.names[i] for i in sorted(old.names)]
+    if names != list(CLASS_CODES):
+        raise WidenError(f"{weights}: class names {names[:5]}... differ from models.classes.CLASS_CODES")
+    head = old.yaml.get("head", [])
+    if not head or head[-1][0] != [16, 19, 22]:
+        raise WidenError(
+            f"{weights}: not a three-level yolo11n (its Detect reads {head[-1][0] if head else '?'})"
+        )
+
+    new = DetectionModel(str(yaml_path), nc=len(CLASS_CODES), verbose=False)
+    old_state = old.state_dict()
+    new_state = new.state_dict()
+    mapping = _key_map(list(old_state))
+    missing = sorted(k for k in set(new_state) - set(mapping) if not k.startswith(NEW_LAYERS))
+    if missing:
+        raise WidenError(f"{yaml_path}: {len(missing)} parameters have no source, e.g. {missing[:3]}")
+    for new_key, old_key in mapping.items():
+        if new_key not in new_state:
+            raise WidenError(f"{yaml_path}: no parameter {new_key} for {weights}'s {old_key}")
+        if new_state[new_key].shape != old_state[old_key].shape:
+            raise WidenError(
+                f"{new_key} {tuple(new_state[new_key].shape)} cannot take "
+                f"{old_key} {tuple(old_state[old_key].shape)}"
+            )
+        new_state[new_key] = old_state[old_key].clone()
+    new.load_state_dict(new_state)
+    detect = new.model[-1]
+    cls_bias = detect.cv3[0][-1].bias
+    with torch.no_grad():
+        cls_bias[:] = math.log(5 / detect.nc / (640 / float(detect.stride[0])) ** 2)
+    new.names = dict(old.names)
+    new.args = getattr(old, "args", {})
+    new.eval()
+    return new
+
+
+def p2_anchors(imgsz: int) -> int:
+    """How many stride-4 anchors lead the widened model's output at input ``imgsz``."""
+    return (imgsz // 4) ** 2
+
+
+def check_carried(old_weights: Path, new_model: Any, imgsz: int = 256, seed: int = 0) -> float:
+    """The largest difference between the P3-P5 outputs of the widened model and those of the model it
+    came from, on one random input (0 up to float rounding when the weights carried over)."""
+    import torch
+
+    ckpt = torch.load(old_weights, map_location="cpu", weights_only=False)
+    old = (ckpt.get("ema") or ckpt["model"]).float().eval()
+    x = torch.rand(1, 3, imgsz, imgsz, generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        a = old(x)[0]
+        b = new_model.float().eval()(x)[0]
+    return float((b[..., p2_anchors(imgsz) :] - a).abs().max())
+
+
+def save(model: Any, out: Path, source: Path) -> None:
+    """Write ``model`` as an Ultralytics checkpoint that ``YOLO(out)`` loads and training starts from."""
+    import torch
+    from ultralytics import __version__
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(
+        {
+            "epoch": -1,
+            "best_fitness": None,
+            "model": model,
+            "ema": None,
+            "updates": None,
+            "optimizer": None,
+            "train_args": {},
+            "version": __version__,
+            "widened_from": str(source),
+        },
+        out,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m models.p2", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--weights", type=Path, default=MODELS_DIR / "cards.pt", help="a yolo11n card detector"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="the widened checkpoint to write")
+    args = parser.parse_args(argv)
+    try:
+        model = widen(args.weights)
+        drift = check_carried(args.weights, model)
+    except (FileNotFoundError, WidenError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    save(model, args.out, args.weights)
+    params = sum(p.numel() for p in model.parameters())
+    print(f"wrote {args.out}: {params} parameters; P3-P5 outputs differ from {args.weights}'s by {drift:.2e}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
