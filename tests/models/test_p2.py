@@ -71,3 +71,33 @@ def test_p2_recipe_freezes_everything_but_the_new_branch() -> None:
     assert not frozen & {"model.23.", "model.24.", "model.25."}
     assert cfg.model == str(P2_YAML.relative_to(MODELS_DIR.parent))
     assert cfg.train_args["fliplr"] == 0.0
+
+
+def test_p2_only_loss_sees_the_stride_4_anchors_alone(widened) -> None:  # type: ignore[no-untyped-def]
+    import copy
+    from types import SimpleNamespace
+
+    from models.p2 import p2_only_loss
+
+    model = copy.deepcopy(widened).float().train()
+    model.args = SimpleNamespace(box=7.5, cls=0.5, dfl=1.5)
+    batch = {
+        "batch_idx": torch.zeros(1),
+        "cls": torch.tensor([[3.0]]),
+        "bboxes": torch.tensor([[0.5, 0.5, 0.1, 0.15]]),  # normalised xywh: one corner
+    }
+    x = torch.rand(1, 3, 128, 128, generator=torch.Generator().manual_seed(5))
+    loss = p2_only_loss(model)
+    before, _ = loss(model(x), batch)
+    detect = model.model[-1]
+    with torch.no_grad():  # the trained levels' branches changed: the loss must not notice
+        for branch in (*detect.cv2[1:], *detect.cv3[1:]):
+            for p in branch.parameters():
+                p.add_(1.0)
+    after, _ = loss(model(x), batch)
+    assert torch.allclose(before, after)
+    with torch.no_grad():  # the new branch changed: it must
+        for p in detect.cv3[0].parameters():
+            p.add_(0.5)
+    changed, _ = loss(model(x), batch)
+    assert not torch.allclose(before, changed)
