@@ -117,7 +117,8 @@ def p2_only_loss(model: Any) -> Any:
     class P2OnlyLoss(v8DetectionLoss):  # type: ignore[misc]
         def __init__(self, m: Any) -> None:
             super().__init__(m)
-            self.stride = self.stride[:1]
+            strides: Any = m.model[-1].stride
+            self.stride = strides[:1]
 
         def parse_output(self, preds: Any) -> dict[str, Any]:
             out = super().parse_output(preds)
