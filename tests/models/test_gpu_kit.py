@@ -211,5 +211,6 @@ def test_a_timed_run_fine_tunes_the_shipped_weights_and_returns_them(
     assert 1 <= len(list(out.glob("epoch*.pt"))) <= 2
     assert (out / "best.pt").stat().st_size < 16 * 2**20  # what the device machine may send back
     assert len(YOLO(str(out / "best.pt")).names) == 53
-    # the training is planned inside the budget (the time taken is the machine's business: no timed test)
-    assert 0 < report["retry"]["train_s_planned"] < report["train_s_planned"] < 60
+    # the training is planned inside the budget (the time taken is the machine's business: no timed test);
+    # the retry plans what is left, which a failure within 50 ms leaves equal to the first plan at 0.1 s
+    assert 0 < report["retry"]["train_s_planned"] <= report["train_s_planned"] < 60
