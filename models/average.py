@@ -26,7 +26,8 @@ class AverageError(ValueError):
     """The checkpoints cannot be averaged: missing, unreadable, or of different models."""
 
 
-def _model_of(ckpt: Any, path: Path) -> tuple[str, Any]:
+def model_of(ckpt: Any, path: Path) -> tuple[str, Any]:
+    """The model an Ultralytics checkpoint holds (its EMA when there is one) and the key it is under."""
     if not isinstance(ckpt, dict):
         raise AverageError(f"{path} is not an Ultralytics checkpoint (no dict of model and metadata)")
     for key in ("ema", "model"):
@@ -61,7 +62,7 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, object]:
             ckpt = torch.load(path, map_location="cpu", weights_only=False)
         except Exception as exc:  # pickle, zip and torch errors alike: name the file
             raise AverageError(f"cannot read checkpoint {path}: {exc}") from exc
-        key, model = _model_of(ckpt, path)
+        key, model = model_of(ckpt, path)
         state = {k: v.detach().float() if v.is_floating_point() else v for k, v in model.state_dict().items()}
         if states:
             first = states[0]

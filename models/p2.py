@@ -61,19 +61,28 @@ def _key_map(old_keys: list[str]) -> dict[str, str]:
     return mapping
 
 
+def _load(weights: Path) -> Any:
+    """The model of the Ultralytics checkpoint ``weights``, in float32 and eval mode."""
+    import torch
+
+    from models.average import AverageError, model_of
+
+    if not weights.is_file():
+        raise FileNotFoundError(f"weights not found: {weights}")
+    try:
+        _, model = model_of(torch.load(weights, map_location="cpu", weights_only=False), weights)
+    except AverageError as exc:
+        raise WidenError(f"{weights}: not an Ultralytics checkpoint ({exc})") from exc
+    return model.float().eval()
+
+
 def widen(weights: Path, yaml_path: Path = P2_YAML) -> Any:
     """The P2 model built from ``yaml_path`` carrying the weights of the yolo11n checkpoint ``weights``."""
     offline_environment()
     import torch
     from ultralytics.nn.tasks import DetectionModel
 
-    if not weights.is_file():
-        raise FileNotFoundError(f"weights not found: {weights}")
-    ckpt = torch.load(weights, map_location="cpu", weights_only=False)
-    old = (ckpt.get("ema") or ckpt.get("model")) if isinstance(ckpt, dict) else None
-    if old is None or not hasattr(old, "state_dict"):
-        raise WidenError(f"{weights}: not an Ultralytics checkpoint (no model in it)")
-    old = old.float()
+    old = _load(weights)
     names = [old.names[i] for i in sorted(old.names)]
     if names != list(CLASS_CODES):
         raise WidenError(f"{weights}: class names {names[:5]}... differ from models.classes.CLASS_CODES")
@@ -159,8 +168,7 @@ def check_carried(old_weights: Path, new_model: Any, imgsz: int = 256, seed: int
     came from, on one random input (0 up to float rounding when the weights carried over)."""
     import torch
 
-    ckpt = torch.load(old_weights, map_location="cpu", weights_only=False)
-    old = (ckpt.get("ema") or ckpt["model"]).float().eval()
+    old = _load(old_weights)
     x = torch.rand(1, 3, imgsz, imgsz, generator=torch.Generator().manual_seed(seed))
     with torch.no_grad():
         a = old(x)[0]
