@@ -13,6 +13,9 @@ far over the limit. So the kit is packed here and unpacked there:
   committed recipe (``models/train.yaml``) for whatever is left of ``S`` seconds (Ultralytics' ``time``
   mode: its learning-rate schedule and last no-mosaic epoch fit the time), and writes to ``DIR`` the best
   and last weights, the last epochs' weights (for ``models.average``), ``results.csv`` and ``report.json``.
+* ``run ... --p2`` trains the stride-4 level instead (``models.p2``, stage 33 of the model card): it widens
+  the start weights there (unless they are widened already) and trains with ``models/train-p2.yaml`` and the
+  loss on the P2 anchors alone, the rest of the model frozen.
 
 The weights come back here, where ``models.average``, ``models.export`` and ``models.evaluate`` finish the job
 (models/README.md, "Training on the GPU machine"). The same ``run`` works on the CPU with a tiny budget,
@@ -367,7 +370,8 @@ class RunConfig:
     lr0: float | None = None  # None: the config's
     epochs_hint: int = 30  # the schedule's length until the first epoch's time re-estimates it
     start_from: Path = MODELS_DIR / "cards.pt"
-    config: Path = MODELS_DIR / "train.yaml"
+    config: Path | None = None  # None: models/train.yaml, or models/train-p2.yaml with p2
+    p2: bool = False  # train the stride-4 level (models.p2): widen start_from if need be, P2-only loss
     device: str | None = None
     reserve_s: float = 30.0  # kept for the final validation and copying the weights out
     keep_epochs: int = 3
@@ -399,6 +403,16 @@ def run(cfg: RunConfig) -> dict[str, Any]:
     report: dict[str, Any] = {"cores": cores, "workers": workers, "budget_s": cfg.budget_s}
     if manifest.get("start_weights_sha256") not in (None, _sha256(cfg.start_from)):
         report["warning"] = f"{cfg.start_from} differs from the weights the kit was packed with"
+    start_from = cfg.start_from
+    if cfg.p2:  # widened before anything else, so that weights it cannot widen cost no device time
+        from models.p2 import WidenError, widened
+
+        cfg.work.mkdir(parents=True, exist_ok=True)
+        try:
+            start_from = widened(cfg.start_from, cfg.work / "p2-init.pt")
+        except WidenError as exc:
+            raise KitError(f"--p2 cannot widen {cfg.start_from}: {exc}") from exc
+        report["p2"] = {"start_from": str(start_from), "widened_here": start_from != cfg.start_from}
 
     faces = cfg.work / "faces"
     if faces.exists():
@@ -420,10 +434,12 @@ def run(cfg: RunConfig) -> dict[str, Any]:
     report["synth_images_per_s"] = round((cfg.count + cfg.val_count) / max(report["synth_s"], 1e-3), 1)
     print(f"drew {cfg.count}+{cfg.val_count} photos in {report['synth_s']} s", flush=True)
 
+    from models.p2 import P2_CONFIG, p2_loss_while_training
     from models.train import CPU_THREADS, load_config, offline_environment, pick_device
 
     offline_environment()
-    train_cfg = load_config(cfg.config)
+    config = cfg.config or (P2_CONFIG if cfg.p2 else MODELS_DIR / "train.yaml")
+    train_cfg = load_config(config)
     args = dict(train_cfg.train_args)
     args.update(batch=cfg.batch, workers=workers, epochs=cfg.epochs_hint, save_period=1)
     if cfg.imgsz is not None:
@@ -451,6 +467,7 @@ def run(cfg: RunConfig) -> dict[str, Any]:
         device=device,
         gpu=torch.cuda.get_device_name(0) if device != "cpu" else None,
         train_s_planned=round(train_s, 1),
+        config=str(config),
         train_args=args,
     )
     project = cfg.work / "runs"
@@ -459,7 +476,11 @@ def run(cfg: RunConfig) -> dict[str, Any]:
     t = time.monotonic()
 
     def fit(name: str, loader_workers: int, seconds: float) -> None:
-        YOLO(str(cfg.start_from)).train(
+        with p2_loss_while_training() if cfg.p2 else contextlib.nullcontext():
+            _fit(name, loader_workers, seconds)
+
+    def _fit(name: str, loader_workers: int, seconds: float) -> None:
+        YOLO(str(start_from)).train(
             data=str(data_yaml),
             project=str(project),
             name=name,
@@ -558,7 +579,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--lr0", type=float, help="initial learning rate (default: the config's)")
     r.add_argument("--epochs-hint", type=int, default=RunConfig.epochs_hint)
     r.add_argument("--start-from", type=Path, default=RunConfig.start_from)
-    r.add_argument("--config", type=Path, default=RunConfig.config)
+    r.add_argument("--config", type=Path, help="recipe (default: models/train.yaml; train-p2.yaml with --p2)")
+    r.add_argument("--p2", action="store_true", help="train the stride-4 level (models.p2) of --start-from")
     r.add_argument("--device", help="'cpu' or a CUDA index (default: GPU when available)")
     r.add_argument("--cache", choices=["ram", "disk", ""], default="ram", help="Ultralytics image cache")
     r.add_argument("--keep-epochs", type=int, default=RunConfig.keep_epochs)
@@ -597,6 +619,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 epochs_hint=args.epochs_hint,
                 start_from=args.start_from,
                 config=args.config,
+                p2=args.p2,
                 device=args.device,
                 keep_epochs=args.keep_epochs,
                 cache=args.cache,

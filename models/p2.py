@@ -22,8 +22,11 @@ held-out photos scored 0.005 on average, none over 0.2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import pickle
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +34,7 @@ from models.classes import CLASS_CODES, MODELS_DIR
 from models.train import offline_environment
 
 P2_YAML = MODELS_DIR / "yolo11n-p2.yaml"
+P2_CONFIG = MODELS_DIR / "train-p2.yaml"
 OLD_DETECT = 23  # the Detect layer's index in yolo11n
 NEW_DETECT = 26  # and in yolo11n-p2
 NEW_LAYERS = ("model.23.", "model.24.", "model.25.")  # the P2 branch's upsample, concat and C3k2: start new
@@ -70,7 +74,11 @@ def _load(weights: Path) -> Any:
     if not weights.is_file():
         raise FileNotFoundError(f"weights not found: {weights}")
     try:
-        _, model = model_of(torch.load(weights, map_location="cpu", weights_only=False), weights)
+        ckpt = torch.load(weights, map_location="cpu", weights_only=False)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError) as exc:
+        raise WidenError(f"{weights}: not a PyTorch checkpoint ({exc})") from exc
+    try:
+        _, model = model_of(ckpt, weights)
     except AverageError as exc:
         raise WidenError(f"{weights}: not an Ultralytics checkpoint ({exc})") from exc
     return model.float().eval()
@@ -138,13 +146,12 @@ def p2_only_loss(model: Any) -> Any:
     return P2OnlyLoss(model)
 
 
-def train_p2(config: Path, start_from: Path, epochs: int | None = None) -> Path:
-    """Train the P2 branch of the widened model ``start_from`` with the recipe ``config``, the loss on the P2
-    anchors only; returns the run folder."""
+@contextlib.contextmanager
+def p2_loss_while_training() -> Iterator[None]:
+    """While inside, every four-level DetectionModel that Ultralytics trains gets :func:`p2_only_loss`
+    (three-level models keep their stock loss)."""
     offline_environment()
     from ultralytics.nn.tasks import DetectionModel
-
-    from models.train import load_config, train
 
     original = DetectionModel.init_criterion
 
@@ -153,9 +160,35 @@ def train_p2(config: Path, start_from: Path, epochs: int | None = None) -> Path:
 
     DetectionModel.init_criterion = init_criterion
     try:
-        return train(load_config(config), start_from=start_from, epochs=epochs)
+        yield
     finally:
         DetectionModel.init_criterion = original
+
+
+def levels(weights: Path) -> int:
+    """How many detection levels the model of the checkpoint ``weights`` has (3 for yolo11n, 4 widened)."""
+    return len(_load(weights).model[-1].stride)
+
+
+def widened(weights: Path, out: Path) -> Path:
+    """``weights`` if its model already has the P2 level, else its widened model written to ``out``."""
+    if levels(weights) == 4:
+        return weights
+    model = widen(weights)
+    drift = check_carried(weights, model)
+    if drift > 1e-4:
+        raise WidenError(f"{weights}: the widened model's P3-P5 outputs drift by {drift:.2e}")
+    save(model, out, weights)
+    return out
+
+
+def train_p2(config: Path, start_from: Path, epochs: int | None = None) -> Path:
+    """Train the P2 branch of the widened model ``start_from`` with the recipe ``config``, the loss on the P2
+    anchors only; returns the run folder."""
+    from models.train import load_config, train
+
+    with p2_loss_while_training():
+        return train(load_config(config), start_from=start_from, epochs=epochs)
 
 
 def p2_anchors(imgsz: int) -> int:
@@ -205,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--weights", type=Path, default=MODELS_DIR / "cards.pt", help="a yolo11n card detector")
     w.add_argument("--out", type=Path, required=True, help="the widened checkpoint to write")
     t = sub.add_parser("train", help="train the new branch (loss on the P2 anchors only)")
-    t.add_argument("--config", type=Path, default=MODELS_DIR / "train-p2.yaml")
+    t.add_argument("--config", type=Path, default=P2_CONFIG)
     t.add_argument("--start-from", type=Path, required=True, help="a widened checkpoint")
     t.add_argument("--epochs", type=int, help="override the config's epochs")
     args = parser.parse_args(argv)

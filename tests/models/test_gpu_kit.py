@@ -214,3 +214,70 @@ def test_a_timed_run_fine_tunes_the_shipped_weights_and_returns_them(
     # the training is planned inside the budget (the time taken is the machine's business: no timed test);
     # the retry plans what is left, which a failure within 50 ms leaves equal to the first plan at 0.1 s
     assert 0 < report["retry"]["train_s_planned"] <= report["train_s_planned"] < 60
+
+
+@pytest.mark.slow
+def test_a_p2_run_widens_the_shipped_weights_and_trains_only_the_new_level(
+    faces_dir: Path, tmp_path: Path
+) -> None:
+    import torch
+
+    from models.average import model_of
+    from models.classes import MODELS_DIR
+    from models.p2 import levels
+
+    kit = tmp_path / "kit"
+    pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
+    out = tmp_path / "out"
+    report = run(
+        RunConfig(
+            kit=kit,
+            out=out,
+            work=tmp_path / "work",
+            budget_s=60,
+            count=8,
+            val_count=4,
+            workers=1,
+            imgsz=64,
+            batch=4,
+            device="cpu",
+            reserve_s=5,
+            cache="",
+            keep_epochs=1,
+            p2=True,
+        )
+    )
+    assert report["p2"]["widened_here"] and report["config"].endswith("train-p2.yaml")
+    assert levels(out / "last.pt") == 4
+    # the recipe freezes every trained layer: the backbone and neck come back as the shipped model has them
+    shipped_pt, last_pt = MODELS_DIR / "cards.pt", out / "last.pt"
+    _, shipped = model_of(torch.load(shipped_pt, map_location="cpu", weights_only=False), shipped_pt)
+    _, trained = model_of(torch.load(last_pt, map_location="cpu", weights_only=False), last_pt)
+    old, new = shipped.float().state_dict(), trained.float().state_dict()
+    frozen = [k for k in old if k.startswith("model.") and int(k.split(".")[1]) <= 22]
+    assert frozen and all(torch.equal(old[k], new[k]) for k in frozen)
+    # and the new branch trained
+    init = torch.load(tmp_path / "work" / "p2-init.pt", map_location="cpu", weights_only=False)["model"]
+    start = init.float().state_dict()
+    assert any(not torch.equal(start[k], new[k]) for k in new if k.startswith("model.25."))
+
+
+def test_a_p2_run_refuses_weights_it_cannot_widen(faces_dir: Path, tmp_path: Path) -> None:
+    kit = tmp_path / "kit"
+    pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
+    bogus = tmp_path / "bogus.pt"
+    bogus.write_bytes(b"not a checkpoint")
+    cfg = RunConfig(
+        kit=kit,
+        out=tmp_path / "o",
+        work=tmp_path / "w",
+        budget_s=60,
+        count=4,
+        val_count=2,
+        workers=1,
+        device="cpu",
+        start_from=bogus,
+        p2=True,
+    )
+    with pytest.raises(KitError, match="bogus.pt"):
+        run(cfg)

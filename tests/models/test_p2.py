@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from models import p2
 from models.classes import MODELS_DIR
 from models.p2 import P2_YAML, WidenError, check_carried, p2_anchors, save, widen
 from models.train import load_config
@@ -101,3 +102,35 @@ def test_p2_only_loss_sees_the_stride_4_anchors_alone(widened) -> None:  # type:
             p.add_(0.5)
     changed, _ = loss(model(x), batch)
     assert not torch.allclose(before, changed)
+
+
+def test_widened_writes_a_three_level_model_widened_and_passes_a_widened_one_through(tmp_path: Path) -> None:
+    out = tmp_path / "init.pt"
+    assert p2.levels(SHIPPED) == 3
+    assert p2.widened(SHIPPED, out) == out and p2.levels(out) == 4
+    again = tmp_path / "again.pt"
+    assert p2.widened(out, again) == out and not again.exists()
+
+
+def test_a_file_that_is_no_checkpoint_is_refused_by_name(tmp_path: Path) -> None:
+    bad = tmp_path / "photo.pt"
+    bad.write_bytes(b"\xff\xd8 a jpeg, not weights")
+    with pytest.raises(WidenError, match="photo.pt: not a PyTorch checkpoint"):
+        p2.levels(bad)
+
+
+def test_the_p2_loss_is_patched_in_only_while_training_it() -> None:
+    from types import SimpleNamespace
+
+    from ultralytics.nn.tasks import DetectionModel
+
+    original = DetectionModel.init_criterion
+    with p2.p2_loss_while_training():
+        assert DetectionModel.init_criterion is not original
+        four = DetectionModel(str(P2_YAML), nc=53, verbose=False)
+        three = DetectionModel("yolo11n.yaml", nc=53, verbose=False)
+        for model in (four, three):
+            model.args = SimpleNamespace(box=7.5, cls=0.5, dfl=1.5)
+        assert type(four.init_criterion()).__name__ == "P2OnlyLoss"
+        assert type(three.init_criterion()).__name__ == "v8DetectionLoss"
+    assert DetectionModel.init_criterion is original
