@@ -165,6 +165,27 @@ def test_results_are_read_back_without_polars(tmp_path: Path, monkeypatch: pytes
     ]
 
 
+def tiny_run(faces_dir: Path, tmp_path: Path, **overrides: object) -> RunConfig:
+    """A kit packed from the test faces and a 60 s CPU run of it at 64 px, writing to tmp_path/out."""
+    kit = tmp_path / "kit"
+    pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
+    settings: dict[str, object] = dict(
+        kit=kit,
+        out=tmp_path / "out",
+        work=tmp_path / "work",
+        budget_s=60,
+        count=8,
+        val_count=4,
+        workers=1,
+        imgsz=64,
+        batch=4,
+        device="cpu",
+        reserve_s=5,
+        cache="",
+    )
+    return RunConfig(**{**settings, **overrides})  # type: ignore[arg-type]
+
+
 @pytest.mark.slow
 def test_a_timed_run_fine_tunes_the_shipped_weights_and_returns_them(
     faces_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -183,26 +204,8 @@ def test_a_timed_run_fine_tunes_the_shipped_weights_and_returns_them(
 
     monkeypatch.setattr(YOLO, "train", train_once_failing)
 
-    kit = tmp_path / "kit"
-    pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
     out = tmp_path / "out"
-    report = run(
-        RunConfig(
-            kit=kit,
-            out=out,
-            work=tmp_path / "work",
-            budget_s=60,
-            count=8,
-            val_count=4,
-            workers=1,
-            imgsz=64,
-            batch=4,
-            device="cpu",
-            reserve_s=5,
-            cache="",
-            keep_epochs=2,
-        )
-    )
+    report = run(tiny_run(faces_dir, tmp_path, keep_epochs=2))
     assert calls == [1, 2] and report["retry"]["workers"] == 2  # trained again, with two loader workers
     assert report["faces"] == len(list(faces_dir.glob("*/*.png")))
     assert report["epochs"] and all("map50" in e for e in report["epochs"])
@@ -226,27 +229,8 @@ def test_a_p2_run_widens_the_shipped_weights_and_trains_only_the_new_level(
     from models.classes import MODELS_DIR
     from models.p2 import levels
 
-    kit = tmp_path / "kit"
-    pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
     out = tmp_path / "out"
-    report = run(
-        RunConfig(
-            kit=kit,
-            out=out,
-            work=tmp_path / "work",
-            budget_s=60,
-            count=8,
-            val_count=4,
-            workers=1,
-            imgsz=64,
-            batch=4,
-            device="cpu",
-            reserve_s=5,
-            cache="",
-            keep_epochs=1,
-            p2=True,
-        )
-    )
+    report = run(tiny_run(faces_dir, tmp_path, keep_epochs=1, p2=True))
     assert report["p2"]["widened_here"] and report["config"].endswith("train-p2.yaml")
     assert levels(out / "last.pt") == 4
     # the recipe freezes every trained layer: the backbone and neck come back as the shipped model has them
@@ -263,21 +247,8 @@ def test_a_p2_run_widens_the_shipped_weights_and_trains_only_the_new_level(
 
 
 def test_a_p2_run_refuses_weights_it_cannot_widen(faces_dir: Path, tmp_path: Path) -> None:
-    kit = tmp_path / "kit"
-    pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
     bogus = tmp_path / "bogus.pt"
     bogus.write_bytes(b"not a checkpoint")
-    cfg = RunConfig(
-        kit=kit,
-        out=tmp_path / "o",
-        work=tmp_path / "w",
-        budget_s=60,
-        count=4,
-        val_count=2,
-        workers=1,
-        device="cpu",
-        start_from=bogus,
-        p2=True,
-    )
-    with pytest.raises(KitError, match="bogus.pt"):
-        run(cfg)
+    with pytest.raises(KitError, match="bogus.pt: not a PyTorch checkpoint"):
+        run(tiny_run(faces_dir, tmp_path, start_from=bogus, p2=True))
+    assert not (tmp_path / "work" / "faces").exists()  # refused before unpacking anything
