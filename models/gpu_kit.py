@@ -435,10 +435,10 @@ def run(cfg: RunConfig) -> dict[str, Any]:
     print(f"drew {cfg.count}+{cfg.val_count} photos in {report['synth_s']} s", flush=True)
 
     from models.p2 import P2_CONFIG, p2_loss_while_training
-    from models.train import CPU_THREADS, load_config, offline_environment, pick_device
+    from models.train import CPU_THREADS, DEFAULT_CONFIG, load_config, offline_environment, pick_device
 
     offline_environment()
-    config = cfg.config or (P2_CONFIG if cfg.p2 else MODELS_DIR / "train.yaml")
+    config = cfg.config or (P2_CONFIG if cfg.p2 else DEFAULT_CONFIG)
     train_cfg = load_config(config)
     args = dict(train_cfg.train_args)
     args.update(batch=cfg.batch, workers=workers, epochs=cfg.epochs_hint, save_period=1)
@@ -477,23 +477,20 @@ def run(cfg: RunConfig) -> dict[str, Any]:
 
     def fit(name: str, loader_workers: int, seconds: float) -> None:
         with p2_loss_while_training() if cfg.p2 else contextlib.nullcontext():
-            _fit(name, loader_workers, seconds)
-
-    def _fit(name: str, loader_workers: int, seconds: float) -> None:
-        YOLO(str(start_from)).train(
-            data=str(data_yaml),
-            project=str(project),
-            name=name,
-            device=device,
-            plots=False,
-            pretrained=True,
-            amp=device != "cpu",
-            verbose=True,
-            time=seconds / 3600,
-            cache=cfg.cache or False,
-            deterministic=device == "cpu",  # on the GPU, cuDNN's fastest kernels: minutes are what is short
-            **{**args, "workers": loader_workers},
-        )
+            YOLO(str(start_from)).train(
+                data=str(data_yaml),
+                project=str(project),
+                name=name,
+                device=device,
+                plots=False,
+                pretrained=True,
+                amp=device != "cpu",
+                verbose=True,
+                time=seconds / 3600,
+                cache=cfg.cache or False,
+                deterministic=device == "cpu",  # GPU: cuDNN's fastest kernels, minutes are short
+                **{**args, "workers": loader_workers},
+            )
 
     run_name = "gpu"
     try:

@@ -86,11 +86,15 @@ def _load(weights: Path) -> Any:
 
 def widen(weights: Path, yaml_path: Path = P2_YAML) -> Any:
     """The P2 model built from ``yaml_path`` carrying the weights of the yolo11n checkpoint ``weights``."""
+    return _widen_model(_load(weights), weights, yaml_path)
+
+
+def _widen_model(old: Any, weights: Path, yaml_path: Path = P2_YAML) -> Any:
+    """:func:`widen` of the model ``old``, loaded from ``weights`` (named in errors)."""
     offline_environment()
     import torch
     from ultralytics.nn.tasks import DetectionModel
 
-    old = _load(weights)
     names = [old.names[i] for i in sorted(old.names)]
     if names != list(CLASS_CODES):
         raise WidenError(f"{weights}: class names {names[:5]}... differ from models.classes.CLASS_CODES")
@@ -172,10 +176,11 @@ def levels(weights: Path) -> int:
 
 def widened(weights: Path, out: Path) -> Path:
     """``weights`` if its model already has the P2 level, else its widened model written to ``out``."""
-    if levels(weights) == 4:
+    old = _load(weights)
+    if len(old.model[-1].stride) == 4:
         return weights
-    model = widen(weights)
-    drift = check_carried(weights, model)
+    model = _widen_model(old, weights)
+    drift = _drift(old, model)
     if drift > 1e-4:
         raise WidenError(f"{weights}: the widened model's P3-P5 outputs drift by {drift:.2e}")
     save(model, out, weights)
@@ -199,9 +204,13 @@ def p2_anchors(imgsz: int) -> int:
 def check_carried(old_weights: Path, new_model: Any, imgsz: int = 256, seed: int = 0) -> float:
     """The largest difference between the P3-P5 outputs of the widened model and those of the model it
     came from, on one random input (0 up to float rounding when the weights carried over)."""
+    return _drift(_load(old_weights), new_model, imgsz, seed)
+
+
+def _drift(old: Any, new_model: Any, imgsz: int = 256, seed: int = 0) -> float:
+    """:func:`check_carried` against the already loaded model ``old``."""
     import torch
 
-    old = _load(old_weights)
     x = torch.rand(1, 3, imgsz, imgsz, generator=torch.Generator().manual_seed(seed))
     with torch.no_grad():
         a = old(x)[0]
