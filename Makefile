@@ -43,7 +43,7 @@ evaluate: $(STAMP)
 
 gpu-kit: $(STAMP)   # what the GPU machine trains from: bash models/gpu_kit.sh there (models/README.md)
 	test -f datasets/faces/standard/corners.json || $(BIN)/python -m models.faces --out datasets/faces
-	$(BIN)/python -m models.gpu_kit pack
+	$(BIN)/python -m models.gpu_kit pack $(if $(START),--start-from $(START))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -8,8 +8,11 @@ far over the limit. So the kit is packed here and unpacked there:
 * ``python -m models.gpu_kit pack`` (here) writes ``.gpukit/``: the faces of every SVG deck (training and
   held-out) and as many procedural decks as fit the transfer budget, re-encoded as WebP (``faces.tar``),
   the Ultralytics wheel (``wheels/``, fetched from PyPI by pip) and ``kit.json`` (what it holds).
+  ``pack --start-from W`` also packs the weights ``W`` (``start.pt``, without their optimizer; the faces get
+  that much less room), so that a run there continues a training begun here (a CPU run's ``last.pt``).
 * ``python -m models.gpu_kit run --kit .gpukit --out DIR --budget-s S`` (there) unpacks the faces, draws a
-  fresh training set from them with every core, fine-tunes the shipped ``models/cards.pt`` with the
+  fresh training set from them with every core, fine-tunes the kit's ``start.pt`` if it has one, else the
+  shipped ``models/cards.pt``, with the
   committed recipe (``models/train.yaml``) for whatever is left of ``S`` seconds (Ultralytics' ``time``
   mode: its learning-rate schedule and last no-mosaic epoch fit the time), and writes to ``DIR`` the best
   and last weights, the last epochs' weights (for ``models.average``), ``results.csv`` and ``report.json``.
@@ -51,6 +54,7 @@ DEFAULT_FACES = REPO / "datasets" / "faces"
 FACES_TAR = "faces.tar"
 MANIFEST = KIT_MARKER  # the kit's manifest, copied into the unpacked cache as its marker
 WHEELS = "wheels"
+START_WEIGHTS = "start.pt"  # the weights a run starts from, when the kit was packed with --start-from
 CORNERS = "corners.json"
 TRANSFER_LIMIT_MIB = 64.0  # what travels to the device machine: tracked files + carried paths
 TRANSFER_MARGIN_MIB = 3.0  # untracked files, tar headers, the manifest
@@ -249,22 +253,40 @@ def pack(
     proc_quality: int = 75,
     wheels: bool = True,
     workers: int = 2,
+    start_from: Path | None = None,
 ) -> dict[str, Any]:
-    """Pack the kit; returns (and writes as ``kit.json``) its manifest."""
+    """Pack the kit; returns (and writes as ``kit.json``) its manifest.
+
+    ``start_from``: weights to pack as the kit's ``start.pt`` (stripped of their optimizer), from which a
+    run starts unless told otherwise; without it a run starts from the shipped ``models/cards.pt``. With the
+    default budget they take their size from the faces' room; ``budget_mib`` is the faces' room alone.
+    """
+    start = kit / START_WEIGHTS
+    start.unlink(missing_ok=True)  # a kit packed again without --start-from starts from the shipped model
+    if start_from is not None:
+        pack_start_weights(start_from, start)
     wheel_names = fetch_wheels(kit / WHEELS) if wheels else []
     wheel_bytes = sum(p.stat().st_size for p in (kit / WHEELS).glob("*.whl")) if wheels else 0
+    start_bytes = start.stat().st_size if start_from is not None else 0
     if budget_mib is None:
         tracked = tracked_bytes()
         if tracked is None:
             raise KitError("git is not available to size the working tree: give --budget-mib")
-        budget = int((TRANSFER_LIMIT_MIB - TRANSFER_MARGIN_MIB) * 2**20) - tracked - wheel_bytes
+        budget = int((TRANSFER_LIMIT_MIB - TRANSFER_MARGIN_MIB) * 2**20) - tracked - wheel_bytes - start_bytes
     else:
         budget = int(budget_mib * 2**20)
     if budget <= 0:
         raise KitError(f"no room left for the faces: the budget is {budget / 2**20:.1f} MiB")
-    manifest = {"kit_version": KIT_VERSION, "budget_bytes": budget, "wheels": wheel_names}
+    manifest: dict[str, Any] = {"kit_version": KIT_VERSION, "budget_bytes": budget, "wheels": wheel_names}
     manifest.update(pack_faces(faces, kit, budget, quality, proc_quality, workers))
-    if (MODELS_DIR / "cards.pt").is_file():
+    if start_from is not None:
+        manifest.update(
+            start_weights=START_WEIGHTS,
+            start_weights_from=str(start_from),
+            start_weights_bytes=start_bytes,
+            start_weights_sha256=_sha256(start),
+        )
+    elif (MODELS_DIR / "cards.pt").is_file():
         manifest["start_weights_sha256"] = _sha256(MODELS_DIR / "cards.pt")
     (kit / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
@@ -369,7 +391,7 @@ class RunConfig:
     batch: int = 64
     lr0: float | None = None  # None: the config's
     epochs_hint: int = 30  # the schedule's length until the first epoch's time re-estimates it
-    start_from: Path = MODELS_DIR / "cards.pt"
+    start_from: Path | None = None  # None: the kit's start.pt if packed with one, else models/cards.pt
     config: Path | None = None  # None: models/train.yaml, or models/train-p2.yaml with p2
     p2: bool = False  # train the stride-4 level (models.p2): widen start_from if need be, P2-only loss
     device: str | None = None
@@ -385,6 +407,33 @@ def _strip_copy(src: Path, dest: Path) -> None:
     strip_optimizer(str(dest))  # half precision, no optimizer: ~5 MB, under the 16 MiB a returned file may be
 
 
+def pack_start_weights(src: Path, dest: Path) -> None:
+    """``src`` copied to ``dest`` without its optimizer; a KitError naming ``src`` if it is not weights."""
+    if not src.is_file():
+        raise KitError(f"no weights to pack at {src}")
+    from models.p2 import WidenError, load_model
+
+    try:
+        load_model(src)  # Ultralytics' own stripping only warns about a file that is not weights
+    except WidenError as exc:
+        raise KitError(str(exc)) from exc
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    _strip_copy(src, dest)
+
+
+def start_weights(kit: Path, manifest: dict[str, Any], given: Path | None) -> Path:
+    """What a run starts from: ``given``, else the kit's packed ``start.pt``, else the shipped model."""
+    if given is not None:
+        return given
+    if "start_weights" in manifest:
+        packed = kit / str(manifest["start_weights"])
+        if not packed.is_file():
+            name = manifest["start_weights"]
+            raise KitError(f"{kit / MANIFEST} names {name}, missing from {kit}: carry the whole kit")
+        return packed
+    return MODELS_DIR / "cards.pt"
+
+
 def run(cfg: RunConfig) -> dict[str, Any]:
     """Unpack, draw, train for the time left, write the weights and a report to ``cfg.out``."""
     t0 = time.monotonic()
@@ -396,23 +445,25 @@ def run(cfg: RunConfig) -> dict[str, Any]:
         raise KitError(f"no {MANIFEST} in {cfg.kit}: run python -m models.gpu_kit pack here first") from exc
     except json.JSONDecodeError as exc:
         raise KitError(f"{manifest_path} is not valid JSON ({exc}): pack the kit again") from exc
-    if not cfg.start_from.is_file():
-        raise KitError(f"no weights to start from at {cfg.start_from}")
+    given = start_weights(cfg.kit, manifest, cfg.start_from)
+    if not given.is_file():
+        raise KitError(f"no weights to start from at {given}")
     cores = usable_cores()
     workers = cfg.workers or min(cores, MAX_WORKERS)
     report: dict[str, Any] = {"cores": cores, "workers": workers, "budget_s": cfg.budget_s}
-    if manifest.get("start_weights_sha256") not in (None, _sha256(cfg.start_from)):
-        report["warning"] = f"{cfg.start_from} differs from the weights the kit was packed with"
-    start_from = cfg.start_from
+    report["start_from"] = str(given)
+    if manifest.get("start_weights_sha256") not in (None, _sha256(given)):
+        report["warning"] = f"{given} differs from the weights the kit was packed with"
+    start_from = given
     if cfg.p2:  # widened before anything else, so that weights it cannot widen cost no device time
         from models.p2 import WidenError, widened
 
         cfg.work.mkdir(parents=True, exist_ok=True)
         try:
-            start_from = widened(cfg.start_from, cfg.work / "p2-init.pt")
+            start_from = widened(given, cfg.work / "p2-init.pt")
         except WidenError as exc:
-            raise KitError(f"--p2 cannot widen {cfg.start_from}: {exc}") from exc
-        report["p2"] = {"start_from": str(start_from), "widened_here": start_from != cfg.start_from}
+            raise KitError(f"--p2 cannot widen {given}: {exc}") from exc
+        report["p2"] = {"start_from": str(start_from), "widened_here": start_from != given}
 
     faces = cfg.work / "faces"
     if faces.exists():
@@ -562,6 +613,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--proc-quality", type=int, default=75, help="WebP quality of procedural decks (75)")
     p.add_argument("--no-wheels", action="store_true", help="do not fetch the Ultralytics wheel")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument(
+        "--start-from", type=Path, help="weights a run there starts from (default: the shipped cards.pt)"
+    )
     r = sub.add_parser("run", help="there: unpack, draw, train for the budget, write the weights")
     r.add_argument("--kit", type=Path, default=DEFAULT_KIT)
     r.add_argument("--out", type=Path, required=True, help="folder for the weights and report")
@@ -575,7 +629,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--batch", type=int, default=RunConfig.batch)
     r.add_argument("--lr0", type=float, help="initial learning rate (default: the config's)")
     r.add_argument("--epochs-hint", type=int, default=RunConfig.epochs_hint)
-    r.add_argument("--start-from", type=Path, default=RunConfig.start_from)
+    r.add_argument("--start-from", type=Path, help="weights (default: the kit's start.pt, else cards.pt)")
     r.add_argument("--config", type=Path, help="recipe (default: models/train.yaml; train-p2.yaml with --p2)")
     r.add_argument("--p2", action="store_true", help="train the stride-4 level (models.p2) of --start-from")
     r.add_argument("--device", help="'cpu' or a CUDA index (default: GPU when available)")
@@ -592,12 +646,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 proc_quality=args.proc_quality,
                 wheels=not args.no_wheels,
                 workers=args.workers,
+                start_from=args.start_from,
             )
             print(
                 f"packed {len(manifest['svg_decks'])} SVG and {len(manifest['procedural_decks'])} procedural "
                 f"decks ({manifest['procedural_left_out']} left out) into {args.kit / FACES_TAR}: "
                 f"{manifest['faces_bytes'] / 2**20:.1f} MiB of a {manifest['budget_bytes'] / 2**20:.1f} MiB "
                 f"budget; wheels: {', '.join(manifest['wheels']) or 'none'}"
+                + (
+                    f"; start weights: {args.start_from} ({manifest['start_weights_bytes'] / 2**20:.1f} MiB)"
+                    if args.start_from
+                    else ""
+                )
             )
             return 0
         report = run(

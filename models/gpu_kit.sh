@@ -2,6 +2,7 @@
 # Train on the GPU machine in one command (models/README.md, "Training on the GPU machine").
 #
 # Here, once:   make gpu-kit            (packs .gpukit/: faces as WebP, the Ultralytics wheel)
+#               make gpu-kit START=W    (the same, with weights W to start from: .gpukit/start.pt)
 # There:        bash models/gpu_kit.sh [BUDGET_S] [more models.gpu_kit run options]
 #               through the device tool, with carry [".gpukit"] and timeout_s BUDGET_S + 60 or more.
 # The weights, results.csv, report.json and run.log land in $OUT (the device tool's return folder).

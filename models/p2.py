@@ -65,7 +65,7 @@ def _key_map(old_keys: list[str]) -> dict[str, str]:
     return mapping
 
 
-def _load(weights: Path) -> Any:
+def load_model(weights: Path) -> Any:
     """The model of the Ultralytics checkpoint ``weights``, in float32 and eval mode."""
     import torch
 
@@ -86,7 +86,7 @@ def _load(weights: Path) -> Any:
 
 def widen(weights: Path, yaml_path: Path = P2_YAML) -> Any:
     """The P2 model built from ``yaml_path`` carrying the weights of the yolo11n checkpoint ``weights``."""
-    return _widen_model(_load(weights), weights, yaml_path)
+    return _widen_model(load_model(weights), weights, yaml_path)
 
 
 def _widen_model(old: Any, weights: Path, yaml_path: Path = P2_YAML) -> Any:
@@ -171,12 +171,12 @@ def p2_loss_while_training() -> Iterator[None]:
 
 def levels(weights: Path) -> int:
     """How many detection levels the model of the checkpoint ``weights`` has (3 for yolo11n, 4 widened)."""
-    return len(_load(weights).model[-1].stride)
+    return len(load_model(weights).model[-1].stride)
 
 
 def widened(weights: Path, out: Path) -> Path:
     """``weights`` if its model already has the P2 level, else its widened model written to ``out``."""
-    old = _load(weights)
+    old = load_model(weights)
     if len(old.model[-1].stride) == 4:
         return weights
     model = _widen_model(old, weights)
@@ -204,7 +204,7 @@ def p2_anchors(imgsz: int) -> int:
 def check_carried(old_weights: Path, new_model: Any, imgsz: int = 256, seed: int = 0) -> float:
     """The largest difference between the P3-P5 outputs of the widened model and those of the model it
     came from, on one random input (0 up to float rounding when the weights carried over)."""
-    return _drift(_load(old_weights), new_model, imgsz, seed)
+    return _drift(load_model(old_weights), new_model, imgsz, seed)
 
 
 def _drift(old: Any, new_model: Any, imgsz: int = 256, seed: int = 0) -> float:

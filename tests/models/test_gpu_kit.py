@@ -15,12 +15,14 @@ from models.decks import ALL_DECKS, Deck, Family, Split, decks_by_name, installe
 from models.gpu_kit import (
     FACES_TAR,
     MANIFEST,
+    START_WEIGHTS,
     KitError,
     RunConfig,
     pack,
     pack_faces,
     run,
     spread_order,
+    start_weights,
     summarize_results,
     unpack_faces,
 )
@@ -120,6 +122,50 @@ def test_missing_or_broken_kits_name_the_problem(tmp_path: Path) -> None:
     cfg = RunConfig(kit=tmp_path / "empty", out=tmp_path / "o", work=tmp_path / "w", budget_s=60)
     with pytest.raises(KitError, match="no kit.json in"):
         run(cfg)
+
+
+def test_packed_start_weights_travel_in_the_kit_and_take_their_room_from_the_faces(
+    faces_dir: Path, tmp_path: Path
+) -> None:
+    from ultralytics import YOLO
+
+    from models.classes import MODELS_DIR
+
+    kit = tmp_path / "kit"
+    plain = pack(faces_dir, kit, wheels=False, workers=1)  # the default budget: what the transfer leaves
+    assert "start_weights" not in plain
+    assert start_weights(kit, plain, None) == MODELS_DIR / "cards.pt"
+
+    shipped = MODELS_DIR / "cards.pt"
+    manifest = pack(faces_dir, kit, wheels=False, workers=1, start_from=shipped)
+    packed = kit / START_WEIGHTS
+    assert manifest["start_weights"] == START_WEIGHTS and manifest["start_weights_from"] == str(shipped)
+    assert manifest["start_weights_bytes"] == packed.stat().st_size > 0
+    assert plain["budget_bytes"] - manifest["budget_bytes"] == manifest["start_weights_bytes"]
+    written = json.loads((kit / MANIFEST).read_text())
+    assert written["start_weights_sha256"] == manifest["start_weights_sha256"]
+    assert len(YOLO(str(packed)).names) == 53
+    # a run starts from them unless told otherwise
+    assert start_weights(kit, manifest, None) == packed
+    assert start_weights(kit, manifest, tmp_path / "other.pt") == tmp_path / "other.pt"
+    # packing again without them starts from the shipped model again
+    again = pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1)
+    assert not packed.exists() and start_weights(kit, again, None) == shipped
+
+
+def test_start_weights_that_are_not_weights_or_did_not_travel_are_named(
+    faces_dir: Path, tmp_path: Path
+) -> None:
+    kit = tmp_path / "kit"
+    bogus = tmp_path / "bogus.pt"
+    bogus.write_bytes(b"not a checkpoint")
+    with pytest.raises(KitError, match="bogus.pt: not a PyTorch checkpoint"):
+        pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1, start_from=bogus)
+    assert not (kit / START_WEIGHTS).exists()
+    with pytest.raises(KitError, match="no weights to pack at .*absent.pt"):
+        pack(faces_dir, kit, budget_mib=20, wheels=False, workers=1, start_from=tmp_path / "absent.pt")
+    with pytest.raises(KitError, match="names start.pt, missing from .*: carry the whole kit"):
+        start_weights(kit, {"start_weights": START_WEIGHTS}, None)
 
 
 def test_a_deck_whose_faces_are_cached_counts_as_installed_without_its_svg(tmp_path: Path) -> None:
