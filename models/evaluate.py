@@ -6,9 +6,11 @@ Prints and writes ``OUT/report.md`` and ``OUT/report.json`` with:
   (Ultralytics validation of ``cards.pt``), the exact-hand rate (per image, the set of cards read by the ONNX
   model equals the truth; the corners of one card count once), per-class precision/recall of the worst
   classes, and what became of each labelled corner index (read right, as another rank, with another suit,
-  missed) with the most common confusions; where the truth carries the generator's readability records
-  (data drawn since session 29), each reading split by how readable the cards are (:mod:`models.readability`:
-  card recall by corner size and share in view, exact-hand rate by blur and of the clear photos);
+  missed) with the most common confusions, how often the cards read would score as the truth does in each
+  game (:func:`scores_right`: a king read as a jack costs a Jhyap hand nothing); where the truth carries
+  the generator's readability records (data drawn since session 29), each reading split by how readable
+  the cards are (:mod:`models.readability`: card recall by corner size and share in view, exact-hand rate
+  by blur and of the clear photos);
 * real photos (``../shared/realcards``): card accuracy (top detection's code vs the truth) on
   ``ivr_edinburgh`` and ``kaggle_cards53``, and on ``edje_pinochle/train`` the rank recall (a detection of the
   right rank centred inside the labelled card) and false detections per image; each measured once with the
@@ -46,6 +48,9 @@ from models.classes import (
 from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
 from models.readability import Breakdown, breakdown, has_records
 from models.readability import render as render_readability
+from scorer.cards import Card
+from scorer.jhyap import card_value
+from scorer.seep import seep_card_points
 from vision.detector import DEFAULT_ROTATIONS, TILE_ROTATIONS, box_iou_one, rotations_from, tiling
 from vision.reader import DEFAULT_READER
 
@@ -82,6 +87,9 @@ class SyntheticResult:
     tiles: int | None = 1  # the extra kiosk-reading measurement below (1: not measured; None: auto)
     tiled_exact_hand_rate: float | None = None  # the kiosk's detector with tiles x tiles crops (or auto)
     tiled_exact_by_kind: dict[str, float] = field(default_factory=dict)
+    # the share of photos whose cards read would score as the truth's, per game (scores_right)
+    scores_right: dict[str, float] = field(default_factory=dict)
+    tiled_scores_right: dict[str, float] = field(default_factory=dict)
     rotations: int = 1  # quarter turns per view in that measurement (the kiosk's detector, see vision)
     reader: str = "off"  # the corner reader of that measurement (a model file), or off
     corners: CornerReads | None = None  # each labelled corner index: read right, as another card, missed
@@ -284,6 +292,7 @@ def eval_synthetic(
     kept = [[d for d in all_d if d.score >= res.conf] for all_d in all_dets]
     reads = [set(cards_read(dets)) for dets in kept]
     res.exact_hand_rate, res.exact_by_kind = exact_hand(rows, reads)
+    res.scores_right = scores_right(rows, reads)
     if has_records(rows):
         res.readability["one pass"] = breakdown(rows, reads)
     tp = fp = fn = 0
@@ -309,6 +318,7 @@ def eval_synthetic(
         res.tiles, res.rotations, res.reader = tiles, rotations, reader
         kiosk = kiosk_reads(model, data, rows, res.conf, tiles, rotations, reader)
         res.tiled_exact_hand_rate, res.tiled_exact_by_kind = exact_hand(rows, kiosk)
+        res.tiled_scores_right = scores_right(rows, kiosk)
         if has_records(rows):
             res.readability["kiosk"] = breakdown(rows, kiosk)
     if weights is not None and weights.is_file():
@@ -352,6 +362,43 @@ def exact_hand(rows: list[dict[str, object]], reads: list[set[str]]) -> tuple[fl
         exact[str(row["kind"])] += got == set(row["cards"])  # type: ignore[call-overload]
     by_kind = {k: round(exact[k] / n, 4) for k, n in sorted(kinds.items())}
     return sum(exact.values()) / max(1, len(rows)), by_kind
+
+
+def scores_right(rows: list[dict[str, object]], reads: list[set[str]]) -> dict[str, float]:
+    """The share of photos whose cards read would score as the truth does, though a card may be misnamed.
+
+    * ``jhyap``: the Jhyap values of the cards read equal the truth's, value for value (a king read as a
+      jack or queen costs nothing, nor does a joker missed or seen in the clutter; a 4 read as a 5 does).
+      Every photo counts. Which hand a card lies in is
+      the kiosk's grouping, not the model's reading, so this is a photo's values, not each hand's total.
+    * ``seep``: the Seep points of the cards read add up to the truth's (a missed three of hearts costs
+      nothing). Only photos without a joker count (Seep is played without them), and a joker read there
+      is wrong: the kiosk would refuse it.
+
+    Cards are compared as sets, as in :func:`exact_hand` (the corners of one card count once).
+    """
+    jhyap = seep = seep_photos = 0
+    for row, got in zip(rows, reads, strict=True):
+        want = set(cast(list[str], row["cards"]))
+        jhyap += _jhyap_values(got) == _jhyap_values(want)
+        if "JK" not in want:
+            seep_photos += 1
+            seep += "JK" not in got and _seep_points(got) == _seep_points(want)
+    return {
+        "jhyap": round(jhyap / max(1, len(rows)), 4),
+        "seep": round(seep / max(1, seep_photos), 4),
+        "seep_photos": seep_photos,
+    }
+
+
+def _jhyap_values(codes: set[str]) -> Counter[int]:
+    values = Counter(card_value(Card.parse(code)) for code in codes)
+    del values[0]  # a joker adds nothing to whichever hand it lies in
+    return values
+
+
+def _seep_points(codes: set[str]) -> int:
+    return sum(seep_card_points(Card.parse(code)) for code in codes if code != "JK")
 
 
 def _save_failure(path: Path, picture: np.ndarray) -> None:
@@ -491,6 +538,14 @@ def _fmt(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.3f}"
 
 
+def _scores_line(reading: str, rates: dict[str, float]) -> str:
+    return (
+        f"Photos whose cards read would score as the truth, {reading} (scores_right; a king read as a jack "
+        f"costs Jhyap nothing): Jhyap values {rates['jhyap']:.3f}, Seep points {rates['seep']:.3f} "
+        f"({rates['seep_photos']:.0f} photos without a joker)."
+    )
+
+
 def render_report(
     synth: SyntheticResult | None, real: list[RealResult], timing: dict[str, float], conf: float, imgsz: int
 ) -> str:
@@ -515,6 +570,8 @@ def render_report(
             + ", ".join(f"{k} {v:.2f}" for k, v in synth.exact_by_kind.items()),
             "",
         ]
+        if synth.scores_right:
+            lines += [_scores_line("one pass", synth.scores_right), ""]
         if synth.tiled_exact_hand_rate is not None:
             how = (
                 "the kiosk's own reading (tiles auto: the whole photo, plus 2 x 2 crops at full scale "
@@ -538,6 +595,8 @@ def render_report(
                 + ", ".join(f"{k} {v:.2f}" for k, v in synth.tiled_exact_by_kind.items()),
                 "",
             ]
+            if synth.tiled_scores_right:
+                lines += [_scores_line("as the kiosk reads", synth.tiled_scores_right), ""]
         if synth.readability:
             lines += render_readability(synth.readability)
         c = synth.corners

@@ -112,6 +112,42 @@ def test_exact_hand_pairs_the_corners_of_one_card(tmp_path: Path) -> None:
     assert res.exact_hand_rate == pytest.approx(0.5)
     assert res.card_precision == 1.0 and res.card_recall == pytest.approx(2 / 3)
     assert "exact-hand rate (2 images) | 0.500" in render_report(res, [], {"median_ms": 1.0}, 0.3, 320)
+    assert res.scores_right == {"jhyap": 0.5, "seep": 1.0, "seep_photos": 2}  # 2C has no Seep points
+    assert "Jhyap values 0.500, Seep points 1.000 (2 photos without a joker)" in render_report(
+        res, [], {"median_ms": 1.0}, 0.3, 320
+    )
+
+
+@pytest.mark.parametrize(
+    ("truth", "read", "jhyap", "seep"),
+    [
+        (["KS", "7H"], ["KS", "7H"], 1, 1),  # exact
+        (["KH", "7H"], ["JH", "7H"], 1, 1),  # a court read as another: same value, no Seep points either way
+        (["KS", "7H"], ["JS", "7H"], 1, 0),  # the king of spades is 13 Seep points, the jack 11
+        (["4H", "7H"], ["5H", "7H"], 0, 1),  # a 4 read as a 5: Jhyap counts it, Seep does not
+        (["3H", "AS"], ["AS"], 0, 1),  # a missed three of hearts: 3 Jhyap points, no Seep points
+        (["AS", "2S"], ["2S", "AH"], 1, 1),  # swapped aces: same value, 1 Seep point each
+        (["10D"], ["10H"], 1, 0),  # the ten of diamonds is worth 6 in Seep
+        (["5C", "2C"], ["7C"], 0, 1),  # Jhyap compares value for value, not the total
+        ([], ["JK"], 1, 0),  # a joker adds 0 to any Jhyap hand, and cannot be in a Seep reading
+    ],
+)
+def test_scores_right_forgives_the_misreads_a_game_does_not_count(
+    truth: list[str], read: list[str], jhyap: int, seep: int
+) -> None:
+    from models.evaluate import scores_right
+
+    rates = scores_right([{"cards": truth}], [set(read)])
+    assert (rates["jhyap"], rates["seep"], rates["seep_photos"]) == (jhyap, seep, 1)
+
+
+def test_scores_right_leaves_photos_with_a_joker_out_of_seep() -> None:
+    from models.evaluate import scores_right
+
+    rows: list[dict[str, object]] = [{"cards": ["JK", "AS"]}, {"cards": ["AS"]}, {"cards": ["2S"]}]
+    rates = scores_right(rows, [{"AS"}, {"AS"}, {"3S"}])  # a missed joker leaves the Jhyap totals as they are
+    assert rates == {"jhyap": pytest.approx(2 / 3, abs=1e-4), "seep": 0.5, "seep_photos": 2}
+    assert scores_right([], []) == {"jhyap": 0.0, "seep": 0.0, "seep_photos": 0}
 
 
 def test_truth_with_readability_records_splits_the_reading_in_the_report(tmp_path: Path) -> None:
