@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import asdict
 from pathlib import Path
@@ -13,11 +14,13 @@ import pytest
 from models.classes import CLASS_INDEX
 from models.evaluate import (
     EvalError,
+    conf_choice,
     eval_pinochle,
     eval_single_card,
     eval_synthetic,
     read_yolo_labels,
     render_report,
+    saved_conf,
 )
 from models.onnx_detect import Detection
 
@@ -116,6 +119,65 @@ def test_exact_hand_pairs_the_corners_of_one_card(tmp_path: Path) -> None:
     assert "Jhyap values 0.500, Seep points 1.000 (2 photos without a joker)" in render_report(
         res, [], {"median_ms": 1.0}, 0.3, 320
     )
+
+
+def _one_photo(tmp_path: Path, cards: list[str]) -> None:
+    (tmp_path / "images" / "val").mkdir(parents=True)
+    (tmp_path / "truth").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "val" / "a.jpg"), np.zeros((40, 50, 3), np.uint8))
+    row = {"image": "a.jpg", "cards": cards, "kind": "hand"}
+    (tmp_path / "truth" / "val.jsonl").write_text(json.dumps(row) + "\n")
+
+
+def test_a_given_threshold_is_used_and_the_sweep_still_shows_the_best(tmp_path: Path) -> None:
+    _one_photo(tmp_path, ["AS", "7H"])
+    # 7H is found only weakly: the photo is exact at 0.25 and below, not at the model's own 0.3
+    det = ScriptedDetector({50: [_det("AS", 10, 0, 14, 4, 0.9), _det("7H", 0, 0, 4, 4, 0.27)]})
+    given = eval_synthetic(det, tmp_path, 0.3, None, None)  # type: ignore[arg-type]
+    assert given.conf == 0.3 and given.conf_given
+    assert given.exact_hand_rate == 0.0  # measured at the threshold given, not the best
+    assert given.conf_sweep["0.25"] == 1.0 and given.conf_sweep["0.3"] == 0.0
+    line = render_report(given, [], {"median_ms": 1.0}, 0.3, 320)
+    assert "Confidence threshold 0.3, the model's own" in line
+    assert "(best 1.000 at 0.05; the kiosk's reading is measured at 0.3 only)" in line
+    chosen = eval_synthetic(det, tmp_path, None, None, None)  # type: ignore[arg-type]
+    assert chosen.conf == 0.05 and not chosen.conf_given and chosen.exact_hand_rate == 1.0
+    assert "Confidence threshold 0.05, chosen on these images" in render_report(
+        chosen, [], {"median_ms": 1.0}, 0.05, 320
+    )
+
+
+def test_a_threshold_off_the_sweep_is_measured_too(tmp_path: Path) -> None:
+    _one_photo(tmp_path, ["AS"])
+    det = ScriptedDetector({50: [_det("AS", 10, 0, 14, 4, 0.9)]})
+    res = eval_synthetic(det, tmp_path, 0.22, None, None)  # type: ignore[arg-type]
+    assert res.conf == 0.22 and res.conf_sweep["0.22"] == 1.0
+    assert list(res.conf_sweep) == sorted(res.conf_sweep, key=float)
+
+
+def test_the_saved_threshold_is_read_and_a_bad_one_is_named(tmp_path: Path) -> None:
+    classes = tmp_path / "classes.json"
+    classes.write_text(json.dumps({"names": ["AS"], "conf": 0.2}))
+    assert saved_conf(classes) == 0.2
+    classes.write_text(json.dumps({"names": ["AS"]}))
+    assert saved_conf(classes) is None
+    classes.write_text(json.dumps({"names": ["AS"], "conf": 2}))
+    with pytest.raises(EvalError, match=r"classes.json: 'conf' must be a number between 0 and 1, got 2"):
+        saved_conf(classes)
+    classes.write_text("{not json")
+    with pytest.raises(EvalError, match="classes.json: cannot read the class list"):
+        saved_conf(classes)
+
+
+@pytest.mark.parametrize(("text", "value"), [("0.2", 0.2), ("best", "best")])
+def test_conf_takes_a_threshold_or_best(text: str, value: float | str) -> None:
+    assert conf_choice(text) == value
+
+
+@pytest.mark.parametrize("text", ["0", "1.5", "high"])
+def test_conf_refuses_what_is_not_a_threshold(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match=f"got '{text}'"):
+        conf_choice(text)
 
 
 @pytest.mark.parametrize(
