@@ -56,8 +56,16 @@ from models.readability import render as render_readability
 from scorer.cards import Card
 from scorer.jhyap import card_value
 from scorer.seep import seep_card_points
-from vision.detector import DEFAULT_ROTATIONS, TILE_ROTATIONS, box_iou_one, rotations_from, tiling
+from vision.detector import (
+    DEFAULT_ROTATIONS,
+    TILE_ROTATIONS,
+    box_iou_one,
+    rotations_from,
+    tiling,
+    tuned_conf,
+)
 from vision.reader import DEFAULT_READER
+from vision.types import ModelError
 
 REPO = MODELS_DIR.parent
 DEFAULT_REAL = REPO.parent / "shared" / "realcards"
@@ -290,12 +298,15 @@ def saved_conf(classes: Path) -> float | None:
         data = json.loads(classes.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise EvalError(f"{classes}: cannot read the class list ({exc})") from None
-    value = data.get("conf") if isinstance(data, dict) else None
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 1.0:
-        raise EvalError(f"{classes}: 'conf' must be a number between 0 and 1, got {value!r}")
-    return float(value)
+    try:
+        return tuned_conf(data if isinstance(data, dict) else {}, classes)
+    except ModelError as exc:
+        raise EvalError(str(exc)) from None
+
+
+def best_threshold(sweep: dict[str, float]) -> str:
+    """The swept threshold with the best exact-hand rate, the lowest of equals."""
+    return max(sweep, key=lambda t: (sweep[t], -float(t)))
 
 
 def eval_synthetic(
@@ -327,8 +338,7 @@ def eval_synthetic(
     for t in thresholds:
         rate, _ = exact_hand(rows, [set(cards_read([d for d in dets if d.score >= t])) for dets in all_dets])
         res.conf_sweep[str(t)] = round(rate, 4)
-    best = float(max(thresholds, key=lambda t: (res.conf_sweep[str(t)], -t)))
-    res.conf = best if conf is None else float(conf)
+    res.conf = float(best_threshold(res.conf_sweep)) if conf is None else float(conf)
     kept = [[d for d in all_d if d.score >= res.conf] for all_d in all_dets]
     reads = [set(cards_read(dets)) for dets in kept]
     res.exact_hand_rate, res.exact_by_kind = exact_hand(rows, reads)
@@ -594,13 +604,16 @@ def _conf_line(synth: SyntheticResult) -> str:
             f"Confidence threshold {synth.conf}, chosen on these images "
             f"(exact-hand rate per threshold: {sweep})."
         )
-    best = max(synth.conf_sweep.items(), key=lambda kv: (kv[1], -float(kv[0])), default=None)
     line = (
         f"Confidence threshold {synth.conf}, the model's own (classes.json, as the kiosk reads) or --conf; "
         f"one-pass exact-hand rate per threshold on these images: {sweep}"
     )
-    if best is not None and float(best[0]) != synth.conf:
-        line += f" (best {best[1]:.3f} at {best[0]}; the kiosk's reading is measured at {synth.conf} only)"
+    best = best_threshold(synth.conf_sweep) if synth.conf_sweep else None
+    if best is not None and float(best) != synth.conf:
+        line += (
+            f" (best {synth.conf_sweep[best]:.3f} at {best}; the kiosk's reading is measured at "
+            f"{synth.conf} only)"
+        )
     return line + "."
 
 

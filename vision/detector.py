@@ -433,6 +433,19 @@ def _metadata_names(raw: str | None) -> Any:
         return None
 
 
+def tuned_conf(classes: dict[str, Any], source: Path) -> float | None:
+    """The threshold a model was tuned for: its ``classes.json`` object's "conf", None where it has none.
+
+    A ModelError naming ``source`` (that file) when "conf" is not a number between 0 and 1.
+    """
+    value = classes.get("conf")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 1.0:
+        raise ModelError(f"{source}: 'conf' must be a number between 0 and 1, got {value!r}")
+    return float(value)
+
+
 class CardDetector:
     """Finds card corner indices in BGR photos.
 
@@ -575,13 +588,9 @@ class CardDetector:
         """Take the threshold the model was tuned for from ``classes.json`` ("conf"), unless one was given."""
         if self.requested_conf is not None:
             return
-        source = self.model_path.parent / CLASSES_FILE
-        value = self._classes_json().get("conf")
-        if value is None:
-            return
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 < value < 1.0:
-            raise ModelError(f"{source}: 'conf' must be a number between 0 and 1, got {value!r}")
-        self.conf = float(value)
+        value = tuned_conf(self._classes_json(), self.model_path.parent / CLASSES_FILE)
+        if value is not None:
+            self.conf = value
 
     def _check_file(self) -> None:
         p = self.model_path
