@@ -244,19 +244,34 @@ def _import_picamera2() -> Any:
     return Picamera2
 
 
-class PiCamera(_CameraBase):
-    """The Raspberry Pi camera through picamera2: full-resolution stills as BGR arrays.
+AF_MODE_MANUAL = 0
+"""libcamera's ``AfModeEnum.Manual``: the lens stays at ``LensPosition`` (picamera2 takes the number)."""
 
-    ``open()`` configures a full-resolution still, lets automatic exposure and white balance settle,
-    runs one autofocus cycle when the module can focus (Camera Module 3), then locks exposure, gain and
-    white balance so that every photo of the game night looks the same. The camera is always closed,
-    also when opening fails half-way.
+
+class PiCamera(_CameraBase):
+    """The Raspberry Pi camera through picamera2: stills as BGR arrays from a camera that stays running.
+
+    ``open()`` does everything slow once: one still configuration (``size``, default the sensor's full
+    resolution), started once, automatic exposure and white balance left to settle, one autofocus cycle
+    when the module can focus (Camera Module 3), then exposure, gain, white balance *and the lens position*
+    locked, so every photo of the game night looks the same and none waits for the camera. Each
+    ``capture()`` then only takes the next frame of the running camera (``capture_array``: no mode switch,
+    no refocus). Keep the camera open while a game is on; a camera that fails is closed, and the next
+    ``capture()`` opens it again. The camera is always closed, also when opening fails half-way.
     """
 
-    def __init__(self, camera_num: int = 0, settle_frames: int = 30, settle_timeout_s: float = 3.0) -> None:
+    def __init__(
+        self,
+        camera_num: int = 0,
+        settle_frames: int = 30,
+        settle_timeout_s: float = 3.0,
+        size: tuple[int, int] | None = None,
+    ) -> None:
         self.camera_num = camera_num
         self.settle_frames = settle_frames
         self.settle_timeout_s = settle_timeout_s
+        self.size = size
+        """The still's (width, height); None for the sensor's full resolution."""
         self.name = f"Pi camera {camera_num}"
         self._cam: Any = None
         self.focused: bool | None = None
@@ -280,17 +295,23 @@ class PiCamera(_CameraBase):
         try:
             cam = picamera2(self.camera_num)
             # "RGB888" in picamera2 is laid out B, G, R in memory: exactly OpenCV's BGR.
-            config = cam.create_still_configuration(main={"format": "RGB888", "size": cam.sensor_resolution})
+            size = tuple(self.size or cam.sensor_resolution)
+            config = cam.create_still_configuration(main={"format": "RGB888", "size": size})
             cam.configure(config)
             cam.start()
             self._settle(cam)
-            if "AfMode" in cam.camera_controls:
+            focusing = "AfMode" in cam.camera_controls
+            if focusing:
                 self.focused = bool(cam.autofocus_cycle())
             metadata = cam.capture_metadata()
-            locked = {"AeEnable": False, "AwbEnable": False}
+            locked: dict[str, Any] = {"AeEnable": False, "AwbEnable": False}
             for key in ("ExposureTime", "AnalogueGain", "ColourGains"):
                 if key in metadata:
                     locked[key] = metadata[key]
+            if focusing and "LensPosition" in metadata:
+                # The lens stays where the one autofocus cycle put it: no sweep before any later photo.
+                locked["AfMode"] = AF_MODE_MANUAL
+                locked["LensPosition"] = metadata["LensPosition"]
             cam.set_controls(locked)
             self.locked_controls = locked
         except CameraError:

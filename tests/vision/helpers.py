@@ -121,12 +121,15 @@ class FakePicamera2:
     def capture_metadata(self) -> dict[str, Any]:
         self.calls.append("capture_metadata")
         self.frames += 1
-        return {
+        metadata: dict[str, Any] = {
             "ExposureTime": 16000,
             "AnalogueGain": 2.0,
             "ColourGains": (1.9, 1.6),
             "AeLocked": self.frames >= 3,
         }
+        if self.has_autofocus:
+            metadata["LensPosition"] = 1.25  # dioptres: about 0.8 m, a camera over a table
+        return metadata
 
     def autofocus_cycle(self) -> bool:
         self.calls.append("autofocus_cycle")

@@ -100,9 +100,32 @@ def test_the_pi_camera_takes_full_resolution_bgr_stills_with_focus_and_locked_ex
             "ExposureTime": 16000,
             "AnalogueGain": 2.0,
             "ColourGains": (1.9, 1.6),
+            "AfMode": 0,  # manual: the lens stays where the one autofocus cycle put it
+            "LensPosition": 1.25,
         }
     assert frame.shape == (2592, 4608, 3) and frame[0, 0].tolist() == [200, 0, 0]
     assert fake.calls[-2:] == ["stop", "close"]
+
+
+def test_a_running_pi_camera_takes_each_photo_with_capture_array_alone(fake_picamera2: Any) -> None:
+    """Configured, started, settled and focused once; every photo after that is one capture_array of the
+    running camera: no new configuration, mode switch, restart or autofocus sweep per photo."""
+    with PiCamera() as cam:
+        (fake,) = fake_picamera2.instances
+        opened = len(fake.calls)
+        for _ in range(3):
+            cam.capture()
+        assert fake.calls[opened:] == ["capture_array:main"] * 3
+        assert fake.calls[:opened].count("start") == 1
+        assert fake.calls[:opened].count("configure") == 1
+        assert fake.calls[:opened].count("autofocus_cycle") == 1
+        cam.open()  # already open: nothing happens
+        assert len(fake.calls) == opened + 3 and len(fake_picamera2.instances) == 1
+
+
+def test_the_pi_camera_can_take_a_smaller_still(fake_picamera2: Any) -> None:
+    with PiCamera(size=(2304, 1296)):
+        assert fake_picamera2.instances[0].config["main"] == {"format": "RGB888", "size": (2304, 1296)}
 
 
 def test_a_fixed_focus_pi_camera_skips_the_autofocus_cycle(fake_picamera2: Any) -> None:
@@ -110,6 +133,7 @@ def test_a_fixed_focus_pi_camera_skips_the_autofocus_cycle(fake_picamera2: Any) 
     with PiCamera() as cam:
         cam.capture()
     assert "autofocus_cycle" not in fake_picamera2.instances[0].calls and cam.focused is None
+    assert "AfMode" not in cam.locked_controls and "LensPosition" not in cam.locked_controls
 
 
 def test_a_pi_camera_that_disappears_mid_capture_is_a_camera_error_and_is_closed(fake_picamera2: Any) -> None:
