@@ -31,6 +31,7 @@ APT_PACKAGES=(
   xvfb                     # optional virtual display for the kiosk tests
   libmtdev1                # Kivy's touch input library
   systemd                  # systemd-analyze verify on the kiosk unit
+  chromium                 # headless browser: the phone page's tests and screenshots (tests/share)
 )
 
 missing=()
