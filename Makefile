@@ -3,7 +3,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tabletally-installed
 
-.PHONY: run test lint typecheck pytest bench demo train evaluate synth gpu-kit clean setup
+.PHONY: run test lint typecheck pytest bench demo catalogs translations train evaluate synth gpu-kit clean setup
 
 $(STAMP): pyproject.toml deploy/dev-setup.sh
 	VENV=$(VENV) bash deploy/dev-setup.sh
@@ -11,10 +11,29 @@ $(STAMP): pyproject.toml deploy/dev-setup.sh
 
 setup: $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) catalogs
 	$(BIN)/tabletally kiosk
 
-test: $(STAMP) lint typecheck pytest
+test: $(STAMP) catalogs lint typecheck pytest
+
+# The kiosk's languages (ui/i18n.py): the .po catalogs are the source, the .mo files are compiled from
+# them here (and by the package build), never committed. `make translations` re-extracts every marked
+# string into ui/locale/tabletally.pot, merges it into each catalog, and compiles; then translate what
+# it added (msgstr "") and run it again.
+LOCALES := ne hi
+CATALOGS := $(foreach l,$(LOCALES),ui/locale/$(l)/LC_MESSAGES/tabletally.mo)
+
+catalogs: $(CATALOGS)
+
+ui/locale/%/LC_MESSAGES/tabletally.mo: ui/locale/%/LC_MESSAGES/tabletally.po | $(STAMP)
+	$(BIN)/pybabel compile --statistics -D tabletally -l $* -i $< -o $@
+
+translations: $(STAMP)
+	$(BIN)/pybabel extract -F ui/locale/babel.cfg -o ui/locale/tabletally.pot -k ngettext:1,2 \
+	  --project TableTally --version 0.1.0 --copyright-holder "TableTally developers" \
+	  --add-location=file --sort-output --no-wrap .
+	$(BIN)/pybabel update -i ui/locale/tabletally.pot -d ui/locale -D tabletally --no-wrap --ignore-obsolete
+	$(MAKE) catalogs
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -23,13 +42,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+pytest: $(STAMP) catalogs
 	$(BIN)/pytest -q
 
 bench: $(STAMP)
 	$(BIN)/python -m vision.bench
 
-demo: $(STAMP)
+demo: $(STAMP) catalogs
 	$(BIN)/python -m ui.demo --out screenshots
 
 synth: $(STAMP)

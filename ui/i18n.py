@@ -3,34 +3,106 @@
 Every word a player can see goes through `_` (or `ngettext` where a count decides the form), so gettext
 catalogs under `ui/locale/<lang>/LC_MESSAGES/tabletally.mo` translate it. Strings defined at import time are
 marked with `N_` and translated where they are shown, so switching language redraws them too.
+
+Numbers shown to the players go through `num` (or `digits_in` for text that already holds numbers), so one
+setting decides between Western digits (0123456789, the default) and Devanagari digits (०१२३४५६७८९).
+
+The `.po` catalogs are the source; the `.mo` files are compiled from them at build time (`make catalogs`,
+and the package build), never by hand. English is the source text and needs no catalog.
 """
 
 from __future__ import annotations
 
 import gettext
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 DOMAIN = "tabletally"
 LOCALE_DIR = Path(__file__).parent / "locale"
 DEFAULT_LANGUAGE = "en"
+# Each language under its own name, as its speakers write it.
+LANGUAGES: dict[str, str] = {"en": "English", "ne": "नेपाली", "hi": "हिन्दी"}
+WESTERN = "western"
+DEVANAGARI = "devanagari"
+DIGIT_STYLES = (WESTERN, DEVANAGARI)
+_DEVANAGARI_DIGITS = str.maketrans("0123456789", "०१२३४५६७८९")
 
 _translation: gettext.NullTranslations = gettext.NullTranslations()
 _language = DEFAULT_LANGUAGE
+_digits = WESTERN
+_listeners: list[Callable[[], None]] = []
 
 
 def set_language(code: str) -> None:
     """Use the catalog of `code` ("en", "ne", "hi"); English is the source text, so it needs none."""
     global _translation, _language
+    if code not in LANGUAGES:
+        raise ValueError(f"unknown language {code!r} (expected one of {', '.join(LANGUAGES)})")
     if code == DEFAULT_LANGUAGE:
         _translation = gettext.NullTranslations()
     else:
-        _translation = gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[code], fallback=True)
+        try:
+            _translation = gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[code])
+        except FileNotFoundError:
+            # A checkout whose catalogs were never compiled: keep working in English, and say how to fix it.
+            print(
+                f"tabletally: no compiled catalog for {code!r} in {LOCALE_DIR}; run `make catalogs`",
+                file=sys.stderr,
+            )
+            _translation = gettext.NullTranslations()
     _language = code
+    _changed()
 
 
 def language() -> str:
     """The language in use now."""
     return _language
+
+
+def has_catalog(code: str) -> bool:
+    """Whether the compiled catalog of `code` is there (English needs none)."""
+    return code == DEFAULT_LANGUAGE or (LOCALE_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.mo").is_file()
+
+
+def set_digits(style: str) -> None:
+    """Show numbers with Western (the default) or Devanagari digits."""
+    global _digits
+    if style not in DIGIT_STYLES:
+        raise ValueError(f"unknown digits {style!r} (expected {' or '.join(DIGIT_STYLES)})")
+    _digits = style
+    _changed()
+
+
+def digits() -> str:
+    """The digit style in use now ("western" or "devanagari")."""
+    return _digits
+
+
+def num(value: int | float | str) -> str:
+    """A number as the players read it, in the digits chosen in Settings."""
+    return digits_in(str(value))
+
+
+def digits_in(text: str) -> str:
+    """`text` with its Western digits written in the digits chosen in Settings."""
+    return text.translate(_DEVANAGARI_DIGITS) if _digits == DEVANAGARI else text
+
+
+def on_change(listener: Callable[[], None]) -> Callable[[], None]:
+    """Call `listener` after every change of language or digits (the kiosk redraws its screens)."""
+    _listeners.append(listener)
+    return listener
+
+
+def remove_listener(listener: Callable[[], None]) -> None:
+    if listener in _listeners:
+        _listeners.remove(listener)
+
+
+def _changed() -> None:
+    for listener in list(_listeners):
+        listener()
 
 
 def _(message: str) -> str:
