@@ -56,14 +56,9 @@ from models.readability import render as render_readability
 from scorer.cards import Card
 from scorer.jhyap import card_value
 from scorer.seep import seep_card_points
-from vision.detector import (
-    DEFAULT_ROTATIONS,
-    TILE_ROTATIONS,
-    box_iou_one,
-    rotations_from,
-    tiling,
-    tuned_conf,
-)
+from vision.detector import TILE_ROTATIONS
+from vision.geometry import box_iou_one
+from vision.model_config import DEFAULT_ROTATIONS, rotations_from, tiling, tuned_conf
 from vision.reader import DEFAULT_READER
 from vision.types import ModelError
 

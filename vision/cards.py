@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from vision.errors import InvalidValueError
 from vision.types import Box, DetectedCard, Detection, box_center, box_size
 
 
@@ -54,21 +55,21 @@ class PairingRules:
 
     def __post_init__(self) -> None:
         if not 0 < self.min_ratio <= self.expected_ratio <= self.max_ratio:
-            raise ValueError(
+            raise InvalidValueError(
                 f"need 0 < min_ratio <= expected_ratio <= max_ratio, got {self.min_ratio}, "
                 f"{self.expected_ratio}, {self.max_ratio}"
             )
         if not 1 <= self.max_corners <= 4:
-            raise ValueError(f"max_corners must be 1 to 4, got {self.max_corners}")
+            raise InvalidValueError(f"max_corners must be 1 to 4, got {self.max_corners}")
         if not 0 <= self.same_corner_ratio < self.min_ratio:
-            raise ValueError(
+            raise InvalidValueError(
                 f"same_corner_ratio must lie in [0, min_ratio), got {self.same_corner_ratio} "
                 f"(min_ratio {self.min_ratio})"
             )
         if self.max_size_ratio < 1:
-            raise ValueError(f"max_size_ratio must be >= 1, got {self.max_size_ratio}")
+            raise InvalidValueError(f"max_size_ratio must be >= 1, got {self.max_size_ratio}")
         if not 0 <= self.uncertain_below <= 1 or not 0 < self.compete_ratio <= 1:
-            raise ValueError(
+            raise InvalidValueError(
                 f"uncertain_below must lie in [0, 1] and compete_ratio in (0, 1], "
                 f"got {self.uncertain_below} and {self.compete_ratio}"
             )
@@ -260,9 +261,9 @@ JOKERS_PER_DECK = 2  # a pack holds one of each of the 52 cards and two jokers
 
 
 def check_decks(decks: object) -> int:
-    """``decks`` as a number of packs, or ValueError naming it (a whole number >= 1)."""
+    """``decks`` as a number of packs, or InvalidValueError naming it (a whole number >= 1)."""
     if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
-        raise ValueError(f"decks must be a whole number >= 1, got {decks!r}")
+        raise InvalidValueError(f"decks must be a whole number >= 1, got {decks!r}")
     return decks
 
 
@@ -386,11 +387,11 @@ def group_into_hands(
     card; indices within a group ascend.
     """
     if n_groups is not None and n_groups < 1:
-        raise ValueError(f"n_groups must be at least 1, got {n_groups}")
+        raise InvalidValueError(f"n_groups must be at least 1, got {n_groups}")
     if link <= 0:
-        raise ValueError(f"link must be positive, got {link}")
+        raise InvalidValueError(f"link must be positive, got {link}")
     if turn < 0:
-        raise ValueError(f"turn must be zero or positive, got {turn}")
+        raise InvalidValueError(f"turn must be zero or positive, got {turn}")
     n = len(cards)
     if n == 0:
         return []

@@ -16,7 +16,7 @@ from vision.cards import (
     group_into_hands,
     limit_copies,
 )
-from vision.detector import CardDetector, check_image_array
+from vision.detector import Detector, check_image_array
 from vision.types import CardReading, ImageError, box_center
 
 BLANK_STD = 2.0
@@ -45,7 +45,7 @@ def check_not_blank(image: np.ndarray, name: str = "photo") -> None:
 
 def read_cards(
     image: np.ndarray | str | Path,
-    detector: CardDetector,
+    detector: Detector,
     n_hands: int | None = None,
     rules: PairingRules = DEFAULT_RULES,
     name: str | None = None,

@@ -1,4 +1,4 @@
-"""Value types and exceptions of the vision runtime.
+"""Value types of the vision runtime (its errors live in :mod:`vision.errors` and are re-exported here).
 
 Everything here is plain data: frozen dataclasses that validate themselves, so a bad value is caught
 where it is made, not three modules later. Boxes are ``(x1, y1, x2, y2)`` in pixels of the original
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.cards import CARD_CODES
+from vision.errors import CameraError, ImageError, InvalidValueError, ModelError, VisionError
 
 Box = tuple[float, float, float, float]
 """x1, y1, x2, y2 in image pixels, x2 > x1 and y2 > y1."""
@@ -24,6 +25,7 @@ __all__ = [
     "DetectedCard",
     "Detection",
     "ImageError",
+    "InvalidValueError",
     "ModelError",
     "VisionError",
 ]
@@ -33,48 +35,33 @@ __all__ = [
 _CODE_SET = frozenset(CARD_CODES)
 
 
-class VisionError(Exception):
-    """Base class of every error the vision runtime raises on purpose."""
-
-
-class CameraError(VisionError):
-    """A camera could not be opened, or stopped delivering pictures. Callers may retry."""
-
-
-class ModelError(VisionError):
-    """The detection model is missing, corrupt or does not match what the runtime expects."""
-
-
-class ImageError(VisionError):
-    """A photo is missing, unreadable, empty or blank."""
-
-
 def check_code(code: object) -> str:
-    """Return ``code`` if it is one of :data:`CARD_CODES`, else raise ValueError naming it."""
+    """Return ``code`` if it is one of :data:`CARD_CODES`, else raise InvalidValueError naming it."""
     if not isinstance(code, str) or code not in _CODE_SET:
-        raise ValueError(f"unknown card code {code!r}; expected one of {', '.join(CARD_CODES)}")
+        raise InvalidValueError(f"unknown card code {code!r}; expected one of {', '.join(CARD_CODES)}")
     return code
 
 
 def check_box(box: object) -> Box:
-    """Return ``box`` as a tuple of four floats if it is a finite, non-empty box, else raise ValueError."""
+    """Return ``box`` as a tuple of four floats if it is a finite, non-empty box, else raise
+    :class:`InvalidValueError`."""
     try:
         values = tuple(float(v) for v in box)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
-        raise ValueError(f"box must be four numbers (x1, y1, x2, y2), got {box!r}") from None
+        raise InvalidValueError(f"box must be four numbers (x1, y1, x2, y2), got {box!r}") from None
     if len(values) != 4 or not all(math.isfinite(v) for v in values):
-        raise ValueError(f"box must be four finite numbers (x1, y1, x2, y2), got {box!r}")
+        raise InvalidValueError(f"box must be four finite numbers (x1, y1, x2, y2), got {box!r}")
     x1, y1, x2, y2 = values
     if x2 <= x1 or y2 <= y1:
-        raise ValueError(f"box must have x2 > x1 and y2 > y1, got {box!r}")
+        raise InvalidValueError(f"box must have x2 > x1 and y2 > y1, got {box!r}")
     return x1, y1, x2, y2
 
 
 def _check_confidence(confidence: object, what: str) -> float:
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise ValueError(f"{what} confidence must be a number, got {confidence!r}")
+        raise InvalidValueError(f"{what} confidence must be a number, got {confidence!r}")
     if not 0.0 <= float(confidence) <= 1.0:
-        raise ValueError(f"{what} confidence must lie in [0, 1], got {confidence!r}")
+        raise InvalidValueError(f"{what} confidence must lie in [0, 1], got {confidence!r}")
     return float(confidence)
 
 
@@ -85,9 +72,9 @@ def _check_alternatives(alternatives: object, own_code: str) -> tuple[tuple[str,
             for code, score in alternatives  # type: ignore[attr-defined]
         )
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"alternatives must be (code, confidence) pairs: {exc}") from None
+        raise InvalidValueError(f"alternatives must be (code, confidence) pairs: {exc}") from None
     if any(code == own_code for code, _ in pairs):
-        raise ValueError(f"alternatives of {own_code} must not contain {own_code} itself")
+        raise InvalidValueError(f"alternatives of {own_code} must not contain {own_code} itself")
     return pairs
 
 
@@ -147,10 +134,10 @@ class DetectedCard:
         check_code(self.code)
         object.__setattr__(self, "confidence", _check_confidence(self.confidence, f"card {self.code}"))
         if not isinstance(self.uncertain, bool):
-            raise ValueError(f"uncertain must be a bool, got {self.uncertain!r}")
+            raise InvalidValueError(f"uncertain must be a bool, got {self.uncertain!r}")
         boxes = tuple(check_box(b) for b in self.boxes)
         if not boxes:
-            raise ValueError(f"card {self.code} needs at least one box")
+            raise InvalidValueError(f"card {self.code} needs at least one box")
         object.__setattr__(self, "boxes", boxes)
         object.__setattr__(self, "alternatives", _check_alternatives(self.alternatives, self.code))
 
@@ -187,12 +174,14 @@ class CardReading:
 
     def __post_init__(self) -> None:
         if self.width <= 0 or self.height <= 0:
-            raise ValueError(f"image size must be positive, got {self.width}x{self.height}")
+            raise InvalidValueError(f"image size must be positive, got {self.width}x{self.height}")
         if self.ms < 0 or not math.isfinite(self.ms):
-            raise ValueError(f"ms must be a finite non-negative number, got {self.ms!r}")
+            raise InvalidValueError(f"ms must be a finite non-negative number, got {self.ms!r}")
         seen = sorted(i for hand in self.hands for i in hand)
         if seen != list(range(len(self.cards))):
-            raise ValueError(f"hands {self.hands!r} must use each of the {len(self.cards)} card indices once")
+            raise InvalidValueError(
+                f"hands {self.hands!r} must use each of the {len(self.cards)} card indices once"
+            )
 
     @property
     def codes(self) -> list[str]:

@@ -177,9 +177,9 @@ def test_ultralytics_backend_runs_at_the_exported_size(tmp_path: Path) -> None:
     pytest.importorskip("ultralytics")
     import shutil
 
-    from vision.detector import CardDetector
+    from vision.ultralytics_backend import UltralyticsDetector
 
     shutil.copy(CLASSES_JSON.parent / "cards.pt", tmp_path / "cards.pt")
     write_classes_json(tmp_path / "classes.json", imgsz=352)
-    assert CardDetector(tmp_path / "cards.pt", backend="ultralytics").load().imgsz == 352
-    assert CardDetector(tmp_path / "cards.pt", backend="ultralytics", imgsz=288).load().imgsz == 288
+    assert UltralyticsDetector(tmp_path / "cards.pt").load().imgsz == 352
+    assert UltralyticsDetector(tmp_path / "cards.pt", imgsz=288).load().imgsz == 288

@@ -151,7 +151,9 @@ def test_detect_command_reads_the_demo_photos(capsys: pytest.CaptureFixture[str]
 @pytest.mark.skipif(not MODEL_PT.is_file(), reason=f"{MODEL_PT} is not there yet")
 def test_onnx_runtime_and_ultralytics_read_the_same_cards() -> None:
     pytest.importorskip("ultralytics")
-    ultra = CardDetector(MODEL_PT, backend="ultralytics")  # Ultralytics does not tile: nor may we
+    from vision.ultralytics_backend import UltralyticsDetector
+
+    ultra = UltralyticsDetector(MODEL_PT)  # Ultralytics does not tile: nor may we
     onnx = CardDetector(MODEL, tiles=1, rotations=1, reader="off")  # nor turn the photo, nor re-read
     both = either = 0
     for entry in load_truth():

@@ -1,4 +1,5 @@
-"""The detector: letterbox, decoding of the raw YOLO output, both NMS steps, and model loading errors."""
+"""The detector: its geometry (letterbox, decoding the raw YOLO output, both NMS steps), the ONNX Runtime
+backend and the Ultralytics adapter behind one protocol, and model loading errors."""
 
 from __future__ import annotations
 
@@ -10,26 +11,26 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.detector import (
+from vision.detector import SMALL_CORNER, CardDetector, Detector
+from vision.errors import InvalidValueError, VisionError
+from vision.geometry import (
     MAX_CANDIDATES,
-    SMALL_CORNER,
-    CardDetector,
     Letterbox,
     candidate_boxes,
     decode_predictions,
     fuse_views,
     letterbox,
-    load_class_codes,
     nms,
     rect_input_size,
     rotate_image,
-    rotations_from,
     suppress,
     tile_origins,
     turns,
     unrotate_boxes,
 )
+from vision.model_config import load_class_codes, rotations_from
 from vision.types import CARD_CODES, Detection, ImageError, ModelError
+from vision.ultralytics_backend import UltralyticsDetector
 
 # A 640x480 photo in a 320 input: scale 0.5, 40 px of padding above and below.
 LB = Letterbox(scale=0.5, pad_x=0.0, pad_y=40.0, size=(320, 320))
@@ -194,13 +195,15 @@ def test_detecting_on_something_that_is_not_a_bgr_image_is_an_image_error(
         CardDetector("unused.onnx").detect(image)  # type: ignore[arg-type]
 
 
-def test_bad_detector_settings_are_refused() -> None:
-    with pytest.raises(ModelError, match="unknown backend 'tflite'"):
-        CardDetector(backend="tflite")
-    with pytest.raises(ValueError, match="conf must lie between 0 and 1"):
+def test_bad_detector_settings_are_refused_as_vision_errors() -> None:
+    with pytest.raises(InvalidValueError, match="conf must lie between 0 and 1"):
         CardDetector(conf=1.5)
-    with pytest.raises(ValueError, match="multiple of 32"):
+    with pytest.raises(InvalidValueError, match="multiple of 32"):
         CardDetector(imgsz=100)
+    with pytest.raises(InvalidValueError, match="multiple of 32"):
+        UltralyticsDetector(imgsz=100)
+    with pytest.raises(VisionError, match="conf must lie between 0 and 1"):
+        UltralyticsDetector(conf=0.0)
 
 
 def test_the_default_models_are_the_shipped_files(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -208,7 +211,7 @@ def test_the_default_models_are_the_shipped_files(monkeypatch: pytest.MonkeyPatc
     assert CardDetector().model_path.name == "cards.onnx"
     monkeypatch.setenv("TABLETALLY_MODEL", "/srv/other.onnx")
     assert CardDetector().model_path == Path("/srv/other.onnx")
-    assert CardDetector(backend="ultralytics").model_path.name == "cards.pt"
+    assert UltralyticsDetector().model_path.name == "cards.pt"
 
 
 def test_tile_origins_cover_the_photo_with_overlap() -> None:
@@ -245,7 +248,7 @@ def test_a_corrupt_ultralytics_model_is_a_clear_model_error(tmp_path: Path) -> N
     pytest.importorskip("ultralytics")
     (tmp_path / "cards.pt").write_bytes(b"not a torch checkpoint" * 8)
     with pytest.raises(ModelError, match=r"cards\.pt is not a valid Ultralytics model"):
-        CardDetector(tmp_path / "cards.pt", backend="ultralytics").load()
+        UltralyticsDetector(tmp_path / "cards.pt").load()
 
 
 def test_letterbox_into_a_rectangle_pads_only_what_is_left() -> None:
@@ -427,16 +430,16 @@ def test_the_number_of_turns_comes_from_the_argument_the_environment_or_the_defa
 ) -> None:
     monkeypatch.delenv("TABLETALLY_ROTATIONS", raising=False)
     assert CardDetector("m.onnx").rotations == 2
-    assert CardDetector("m.pt", backend="ultralytics").rotations == 1  # Ultralytics reads a photo once
+    assert UltralyticsDetector("m.pt").rotations == 1  # Ultralytics reads a photo once
     monkeypatch.setenv("TABLETALLY_ROTATIONS", "4")
     assert CardDetector("m.onnx").rotations == 4 and CardDetector("m.onnx", rotations=1).rotations == 1
     monkeypatch.setenv("TABLETALLY_ROTATIONS", "often")
     with pytest.raises(ValueError, match=r"\$TABLETALLY_ROTATIONS must be 1, 2 or 4, got 'often'"):
         CardDetector("m.onnx")
-    with pytest.raises(ValueError, match="rotations must be 1, 2 or 4, got 3"):
+    with pytest.raises(InvalidValueError, match="rotations must be 1, 2 or 4, got 3"):
         CardDetector("m.onnx", rotations=3)
-    with pytest.raises(ValueError, match="only done on the onnx backend"):
-        CardDetector("m.pt", backend="ultralytics", rotations=2)
+    monkeypatch.setenv("TABLETALLY_ROTATIONS", "4")
+    assert UltralyticsDetector("m.pt").rotations == 1  # the kiosk's setting does not reach it
 
 
 def test_a_pass_keeps_at_most_its_best_candidates_in_anchor_order() -> None:
@@ -451,3 +454,23 @@ def test_a_pass_keeps_at_most_its_best_candidates_in_anchor_order() -> None:
     assert np.allclose(got[:, CARD_CODES.index("6S")], scores[best])
     few, _ = candidate_boxes(output, len(CARD_CODES), identity, (320, 320), conf=0.25, limit=n)
     assert len(few) == n
+
+
+def test_both_backends_and_the_fake_follow_the_detector_protocol() -> None:
+    from vision.fake import FakeDetector
+
+    assert isinstance(CardDetector("m.onnx"), Detector)
+    assert isinstance(UltralyticsDetector("m.pt"), Detector)
+    assert isinstance(FakeDetector(()), Detector)
+    assert not isinstance(object(), Detector)
+
+
+def test_the_geometry_imports_no_model_runtime() -> None:
+    """vision.geometry is shared by every backend: importing it must not pull in a runtime."""
+    import subprocess
+    import sys
+
+    runtimes = "('onnxruntime', 'torch', 'ultralytics')"
+    code = f"import sys, vision.geometry; print([m for m in {runtimes} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -146,9 +146,9 @@ def test_the_reader_is_the_shipped_file_unless_the_environment_names_another_or_
     assert reader is not None and reader.model_path == Path("/srv/reader.onnx")
     monkeypatch.setenv("TABLETALLY_READER", "off")
     assert CardDetector().reader is None
-    assert CardDetector(backend="ultralytics", reader=None).reader is None
-    with pytest.raises(ValueError, match="only used on the onnx backend"):
-        CardDetector(backend="ultralytics", reader=DEFAULT_READER)
+    from vision.ultralytics_backend import UltralyticsDetector
+
+    assert UltralyticsDetector().reader is None  # Ultralytics reads without the corner reader
 
 
 def test_a_detector_whose_reader_is_missing_fails_to_load_naming_it(

@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.camera import load_image
-    from vision.detector import CardDetector
+    from vision.detector import CardDetector, Detector
     from vision.pipeline import annotate, read_cards
     from vision.types import ImageError, ModelError
 
@@ -183,14 +183,15 @@ def run(args: argparse.Namespace) -> int:
         _say("--reader needs the onnx backend: Ultralytics reads without the corner reader")
         return EXIT_USAGE
     try:
-        detector = CardDetector(
-            args.model,
-            backend=args.backend,
-            conf=args.conf,
-            tiles=args.tiles,
-            rotations=args.rotations,
-            reader=args.reader,
-        )
+        detector: Detector
+        if args.backend == "ultralytics":
+            from vision.ultralytics_backend import UltralyticsDetector
+
+            detector = UltralyticsDetector(args.model, conf=args.conf)
+        else:
+            detector = CardDetector(
+                args.model, conf=args.conf, tiles=args.tiles, rotations=args.rotations, reader=args.reader
+            )
         detector.load()
     except ModelError as exc:
         _say(str(exc))

@@ -1,0 +1,334 @@
+"""The detector's geometry, apart from any runtime: fitting a photo into the model input (letterbox),
+turning it by quarter turns and back, cutting it into overlapping crops, decoding a YOLO output into
+boxes, and non-maximum suppression (within a class, then across classes).
+
+Pure numpy (OpenCV only to resize in :func:`letterbox`); no model runtime is imported here, so every
+backend (:mod:`vision.detector`'s ONNX Runtime, the adapters) shares the same steps and they can be
+tested on plain arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from vision.errors import ModelError
+from vision.types import Detection
+
+__all__ = [
+    "FUSE_IOU",
+    "MAX_CANDIDATES",
+    "PAD_VALUE",
+    "TILE_OVERLAP",
+    "Letterbox",
+    "box_iou_one",
+    "candidate_boxes",
+    "class_nms",
+    "decode_predictions",
+    "fuse_views",
+    "letterbox",
+    "nms",
+    "rect_input_size",
+    "rotate_image",
+    "suppress",
+    "tile_grid",
+    "tile_origins",
+    "turns",
+    "unrotate_boxes",
+]
+
+PAD_VALUE = 114
+TILE_OVERLAP = 0.2
+FUSE_IOU = 0.55  # candidates of two views overlapping this much are the same corner
+MAX_CANDIDATES = 300  # per pass, the best kept: far more than a table of cards shows; a broken model
+# that scores every anchor would otherwise make fusing the views take seconds
+
+
+def turns(rotations: int) -> tuple[int, ...]:
+    """The clockwise quarter turns a view is read in: 1 -> (0,), 2 -> (0, 2), 4 -> (0, 1, 2, 3).
+
+    Half turns come first: a corner index turned upside down is still an index the model was trained on
+    (every card prints it both ways up), so two readings 180 degrees apart are the cheapest second opinion.
+    """
+    return {1: (0,), 2: (0, 2), 4: (0, 1, 2, 3)}[rotations]
+
+
+def rotate_image(image: np.ndarray, quarter_turns: int) -> np.ndarray:
+    """``image`` turned clockwise by ``quarter_turns`` x 90 degrees (0-3), as a contiguous array."""
+    if quarter_turns % 4 == 0:
+        return image
+    return np.ascontiguousarray(np.rot90(image, -(quarter_turns % 4)))
+
+
+def unrotate_boxes(boxes: np.ndarray, quarter_turns: int, image_hw: tuple[int, int]) -> np.ndarray:
+    """Map Nx4 xyxy ``boxes`` found in an image turned clockwise by ``quarter_turns`` (see
+    :func:`rotate_image`) back onto the unturned image of ``image_hw`` (height, width)."""
+    k = quarter_turns % 4
+    if k == 0 or len(boxes) == 0:
+        return boxes
+    height, width = image_hw
+    u1, v1, u2, v2 = boxes[:, 0], boxes[:, 1], boxes[:, 2], boxes[:, 3]
+    if k == 1:  # (x, y) went to (height - y, x)
+        back = [v1, height - u2, v2, height - u1]
+    elif k == 2:  # (x, y) went to (width - x, height - y)
+        back = [width - u2, height - v2, width - u1, height - v1]
+    else:  # (x, y) went to (y, width - x)
+        back = [width - v2, u1, width - v1, u2]
+    return np.stack(back, axis=1).astype(np.float32)
+
+
+def fuse_views(
+    views: list[tuple[np.ndarray, np.ndarray]], iou: float = FUSE_IOU, chunk: int = 256
+) -> tuple[np.ndarray, np.ndarray]:
+    """Fuse the candidates (boxes, class scores) of several views of one photo (its quarter turns, its
+    crops) by averaging what each view says about each spot.
+
+    Every candidate of every view is kept; its class scores become the mean, over the views, of the
+    per-class maximum among that view's candidates overlapping it (IoU > ``iou``); a view that saw
+    nothing there counts 0. A corner read the same way in every view keeps its score; one read
+    differently in different turns, or seen in only one, is marked down, so the views vote. One view is
+    returned unchanged.
+    """
+    if len(views) == 1:
+        return views[0]
+    boxes = np.concatenate([b for b, _ in views]).astype(np.float32)
+    n_classes = views[0][1].shape[1]
+    fused = np.zeros((len(boxes), n_classes), dtype=np.float32)
+    for view_boxes, view_scores in views:
+        if len(view_boxes) == 0:
+            continue
+        for start in range(0, len(boxes), chunk):
+            overlap = box_iou_one(boxes[start : start + chunk, None, :], view_boxes) > iou  # n x m
+            seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
+            fused[start : start + chunk] += seen
+    fused /= len(views)
+    return boxes, fused
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How a photo was fitted into the model input: scale, then padding left/top; ``size`` is (h, w)."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+    size: tuple[int, int]
+
+
+def letterbox(image: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarray, Letterbox]:
+    """Resize ``image`` to fit ``size`` (a square side, or (height, width)) keeping its aspect, padding
+    the rest evenly with grey 114, as Ultralytics does."""
+    import cv2
+
+    out_h, out_w = (size, size) if isinstance(size, int) else size
+    h, w = image.shape[:2]
+    scale = min(out_h / h, out_w / w)
+    new_w, new_h = round(w * scale), round(h * scale)
+    resized = image
+    # A big photo (a 12 MP Pi still) is first halved with area averaging while it is at least twice
+    # the target size: one bilinear step would skip pixels and alias the thin strokes of the corner
+    # indices, unlike the smoothly shrunk training photos.
+    while resized.shape[0] >= 2 * new_h and resized.shape[1] >= 2 * new_w:
+        half = (resized.shape[1] // 2, resized.shape[0] // 2)
+        resized = cv2.resize(resized, half, interpolation=cv2.INTER_AREA)
+    if (new_w, new_h) != (resized.shape[1], resized.shape[0]):
+        resized = cv2.resize(resized, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
+    dw, dh = (out_w - new_w) / 2, (out_h - new_h) / 2
+    top, bottom = round(dh - 0.1), round(dh + 0.1)
+    left, right = round(dw - 0.1), round(dw + 0.1)
+    grey = (PAD_VALUE, PAD_VALUE, PAD_VALUE)
+    padded = cv2.copyMakeBorder(resized, top, bottom, left, right, cv2.BORDER_CONSTANT, value=grey)
+    return padded, Letterbox(scale, float(left), float(top), (out_h, out_w))
+
+
+def rect_input_size(image_hw: tuple[int, int], imgsz: int, stride: int = 32) -> tuple[int, int]:
+    """For a model with a dynamic input: the long side ``imgsz``, the short side the smallest multiple of
+    ``stride`` that holds the photo's aspect (Ultralytics' "rect" inference: less padding, less work)."""
+    h, w = image_hw
+    scale = imgsz / max(h, w)
+    return (
+        max(stride, math.ceil(round(h * scale) / stride) * stride),
+        max(stride, math.ceil(round(w * scale) / stride) * stride),
+    )
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndarray:
+    """Greedy non-maximum suppression; returns the indices kept, best score first."""
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    x1, y1, x2, y2 = boxes.T
+    areas = (x2 - x1) * (y2 - y1)
+    order = np.argsort(-scores, kind="stable")
+    keep = []
+    while order.size:
+        i = order[0]
+        keep.append(i)
+        rest = order[1:]
+        iou = box_iou_one(boxes[i], boxes[rest], areas[i], areas[rest])
+        order = rest[iou <= iou_threshold]
+    return np.asarray(keep, dtype=np.int64)
+
+
+def box_iou_one(
+    box: np.ndarray, others: np.ndarray, area: float | None = None, areas: Any = None
+) -> np.ndarray:
+    """IoU of one xyxy box with each of ``others`` (Nx4): N values. ``box`` may also be an Mx1x4 stack of
+    boxes, giving an MxN array (every box with every other)."""
+    if area is None:
+        area = (box[..., 2] - box[..., 0]) * (box[..., 3] - box[..., 1])
+    if areas is None:
+        areas = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
+    w = np.clip(np.minimum(box[..., 2], others[:, 2]) - np.maximum(box[..., 0], others[:, 0]), 0, None)
+    h = np.clip(np.minimum(box[..., 3], others[:, 3]) - np.maximum(box[..., 1], others[:, 1]), 0, None)
+    inter = w * h
+    iou: np.ndarray = inter / np.maximum(area + areas - inter, 1e-9)
+    return iou
+
+
+def candidate_boxes(
+    output: np.ndarray,
+    n_classes: int,
+    lb: Letterbox,
+    image_shape: tuple[int, int],
+    conf: float = 0.25,
+    limit: int = MAX_CANDIDATES,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The raw output's boxes whose best class score reaches ``conf``, before any suppression: at most
+    ``limit`` of them, the best scored (in the model's anchor order).
+
+    Returns ``(boxes, scores)``: Nx4 xyxy in photo pixels (clipped to the photo) and NxC class scores.
+    """
+    pred = np.asarray(output, dtype=np.float32)
+    if pred.ndim == 3:
+        if pred.shape[0] != 1:
+            raise ModelError(f"model output has batch size {pred.shape[0]}, expected 1")
+        pred = pred[0]
+    if pred.ndim != 2 or pred.shape[0] != 4 + n_classes:
+        raise ModelError(
+            f"model output has shape {tuple(np.shape(output))}, expected (1, {4 + n_classes}, N) "
+            f"for {n_classes} classes"
+        )
+    pred = pred.T  # N x (4 + C)
+    best = pred[:, 4:].max(axis=1)
+    keep = np.flatnonzero(best >= conf)
+    if len(keep) > limit:
+        keep = np.sort(keep[np.argsort(-best[keep], kind="stable")[:limit]])
+    pred = pred[keep]
+    cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+    boxes[:, [0, 2]] = (boxes[:, [0, 2]] - lb.pad_x) / lb.scale
+    boxes[:, [1, 3]] = (boxes[:, [1, 3]] - lb.pad_y) / lb.scale
+    height, width = image_shape
+    boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, width)
+    boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, height)
+    valid = (boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1)
+    return boxes[valid], np.ascontiguousarray(pred[valid, 4:])
+
+
+def class_nms(boxes: np.ndarray, scores: np.ndarray, iou: float = 0.5) -> np.ndarray:
+    """Non-maximum suppression within each box's best class (boxes of different classes never suppress
+    each other); the indices kept, best first."""
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    best = scores.argmax(axis=1)
+    best_score = scores[np.arange(len(scores)), best]
+    # shift each class to its own region so boxes of different classes never overlap
+    span = float(boxes.max()) + 1.0
+    return nms(boxes + best[:, None].astype(np.float32) * span, best_score, iou)
+
+
+def suppress(
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    codes: tuple[str, ...],
+    iou: float = 0.5,
+    cross_iou: float = 0.7,
+    alternative_floor: float = 0.1,
+    max_detections: int = 300,
+) -> list[Detection]:
+    """Class-aware NMS at ``iou``, then cross-class NMS at ``cross_iou``, best first.
+
+    Each detection's ``alternatives`` are the other codes scoring at least ``alternative_floor`` for the
+    same box or for a box of another class that it suppressed.
+    """
+    if len(boxes) == 0:
+        return []
+    keep = class_nms(boxes, scores, iou)
+    boxes, scores = boxes[keep], scores[keep]
+    best = scores.argmax(axis=1)
+    best_score = scores[np.arange(len(scores)), best]
+
+    # Cross-class NMS: one spot, one corner; the suppressed codes become alternatives.
+    order = np.argsort(-best_score, kind="stable")
+    alive = np.ones(len(order), dtype=bool)
+    detections: list[Detection] = []
+    for pos, i in enumerate(order):
+        if not alive[pos]:
+            continue
+        alt: dict[int, float] = {}
+        for c in np.flatnonzero(scores[i] >= alternative_floor):
+            if c != best[i]:
+                alt[int(c)] = float(scores[i, c])
+        rest = order[pos + 1 :]
+        overlapping = np.flatnonzero(alive[pos + 1 :] & (box_iou_one(boxes[i], boxes[rest]) > cross_iou))
+        for k in overlapping:
+            j = rest[k]
+            alive[pos + 1 + k] = False
+            if best[j] != best[i]:
+                alt[int(best[j])] = max(alt.get(int(best[j]), 0.0), float(best_score[j]))
+        alternatives = tuple(
+            (codes[c], round(min(s, 1.0), 4)) for c, s in sorted(alt.items(), key=lambda kv: -kv[1])
+        )
+        detections.append(
+            Detection(
+                codes[int(best[i])],
+                round(min(float(best_score[i]), 1.0), 4),
+                tuple(float(v) for v in boxes[i]),  # type: ignore[arg-type]
+                alternatives,
+            )
+        )
+        if len(detections) >= max_detections:
+            break
+    return detections
+
+
+def decode_predictions(
+    output: np.ndarray,
+    codes: tuple[str, ...],
+    lb: Letterbox,
+    image_shape: tuple[int, int],
+    conf: float = 0.25,
+    iou: float = 0.5,
+    cross_iou: float = 0.7,
+) -> list[Detection]:
+    """Turn the raw model output into corner detections in photo pixels.
+
+    ``output`` is ``(1, 4 + C, N)`` (or ``(4 + C, N)``) with xywh in letterboxed-input pixels and C class
+    scores. Boxes under ``conf`` are dropped, then overlaps are suppressed (see :func:`suppress`).
+    """
+    boxes, scores = candidate_boxes(output, len(codes), lb, image_shape, conf)
+    return suppress(boxes, scores, codes, iou, cross_iou)
+
+
+def tile_origins(length: int, tile: int, overlap: float) -> list[int]:
+    """Start offsets of tiles of ``tile`` pixels covering ``length`` with at least ``overlap`` shared."""
+    if tile >= length:
+        return [0]
+    count = math.ceil((length - tile) / (tile * (1 - overlap))) + 1
+    step = (length - tile) / (count - 1)
+    return [round(k * step) for k in range(count)]
+
+
+def tile_grid(height: int, width: int, tiles: int) -> list[tuple[int, int, int, int]]:
+    """The crops (x0, y0, width, height) of a ``tiles`` x ``tiles`` grid over a ``height`` x ``width`` photo,
+    neighbours sharing at least ``TILE_OVERLAP`` of a crop: the kiosk's tiles."""
+    tile_w = math.ceil(width / (tiles - (tiles - 1) * TILE_OVERLAP))
+    tile_h = math.ceil(height / (tiles - (tiles - 1) * TILE_OVERLAP))
+    return [
+        (x0, y0, min(tile_w, width - x0), min(tile_h, height - y0))
+        for y0 in tile_origins(height, tile_h, TILE_OVERLAP)
+        for x0 in tile_origins(width, tile_w, TILE_OVERLAP)
+    ]
