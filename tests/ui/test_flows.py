@@ -7,9 +7,7 @@ import io
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -22,6 +20,8 @@ from ui.logic.new_game import FormError, NewGameForm
 from ui.logic.scan import CardPicker, HandCard, Scanner, ScanPhase, ScanResult, card_label
 from ui.logic.seep_deal import SeepDealFlow
 from ui.store import GameStatus, Store
+from vision.fake import FakeDetector
+from vision.types import Detection
 
 PLAYERS = ["Asha", "बिकास", "Chandra", "Dipa"]
 ROUND1 = {
@@ -77,23 +77,6 @@ def table_scan(hands_by_position: list[list[str]], uncertain: set[str] = frozens
 
 
 # -- new game ------------------------------------------------------------------------------------------
-
-
-def use_stand_in_detector(monkeypatch: pytest.MonkeyPatch, detect: Callable[[np.ndarray], list[Any]]) -> None:
-    """Make the scanner build a detector whose ``detect`` is ``detect`` (no model file needed)."""
-    import vision.detector
-
-    class StandInDetector:
-        def __init__(self, model_path: Path | None = None) -> None:
-            self.model_path = model_path
-
-        def load(self) -> StandInDetector:
-            return self
-
-        def detect(self, image: np.ndarray) -> list[Any]:
-            return detect(image)
-
-    monkeypatch.setattr(vision.detector, "CardDetector", StandInDetector)
 
 
 def test_new_game_form_rejects_duplicates_blank_and_too_many_names() -> None:
@@ -629,42 +612,37 @@ def test_scanner_reads_a_folder_camera_photo_and_keeps_the_jpeg(tmp_path: Path) 
     phases: list[ScanPhase] = []
     scanner = Scanner(f"folder:{tmp_path}", model_path=tmp_path / "missing.onnx")
     result = scanner.scan_now("table", 4, phases.append)
-    assert phases == [ScanPhase.CAMERA, ScanPhase.READING, ScanPhase.DONE]
+    assert phases == [ScanPhase.CAMERA, ScanPhase.LOADING, ScanPhase.READING, ScanPhase.DONE]
     assert (result.width, result.height) == (160, 120)
     assert result.jpeg is not None and result.jpeg[:2] == b"\xff\xd8"
     assert not result.camera_failed
     assert result.error is not None and "type the cards" in result.error.lower()
 
 
-def test_scanner_keeps_the_photo_when_reading_it_fails(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_scanner_keeps_the_photo_when_reading_it_fails(tmp_path: Path) -> None:
     import cv2
 
-    def broken(image: np.ndarray) -> list[Any]:
+    def broken(image: np.ndarray) -> list[Detection]:
         raise RuntimeError("ONNX Runtime ran out of memory")
 
-    use_stand_in_detector(monkeypatch, broken)
     photo = np.random.default_rng(2).integers(0, 255, (90, 130, 3), dtype=np.uint8)  # not blank
     cv2.imwrite(str(tmp_path / "a.jpg"), photo)
     phases: list[ScanPhase] = []
-    result = Scanner(f"folder:{tmp_path}").scan_now("table", 2, phases.append)
-    assert phases == [ScanPhase.CAMERA, ScanPhase.READING, ScanPhase.DONE]
+    result = Scanner(f"folder:{tmp_path}", detector=FakeDetector(broken)).scan_now("table", 2, phases.append)
+    assert phases == [ScanPhase.CAMERA, ScanPhase.LOADING, ScanPhase.READING, ScanPhase.DONE]
     assert result.error == "Could not read the cards: ONNX Runtime ran out of memory. Type them instead."
     assert (result.width, result.height) == (130, 90) and result.jpeg is not None and not result.camera_failed
     assert result.cards == () or list(result.cards) == []
 
 
-def test_a_blank_photo_is_explained_in_one_sentence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_blank_photo_is_explained_in_one_sentence(tmp_path: Path) -> None:
     """The pipeline refuses a flat photo before the model runs; the message reads as the kiosk shows it."""
     import cv2
 
-    def unused(image: np.ndarray) -> list[Any]:
-        raise AssertionError("a blank photo must not reach the model")
-
-    use_stand_in_detector(monkeypatch, unused)
+    detector = FakeDetector([Detection("AS", 0.9, (10, 10, 30, 40))])
     cv2.imwrite(str(tmp_path / "a.jpg"), np.full((90, 130, 3), 90, np.uint8))
-    result = Scanner(f"folder:{tmp_path}").scan_now("table", 2)
+    result = Scanner(f"folder:{tmp_path}", detector=detector).scan_now("table", 2)
+    assert detector.photos == []  # a blank photo never reaches the model
     assert result.error is not None and result.jpeg is not None
     assert result.error.startswith("Could not read the cards: the photo is blank (one flat colour")
     assert result.error.endswith("is the lens covered or the light off? Type them instead.")
@@ -700,13 +678,9 @@ def test_round_flow_draft_round_trips_through_json(kiosk: Kiosk) -> None:
     assert again.hands["बिकास"][1].uncertain and again.hands["बिकास"][1].alternatives == ("9S",)
 
 
-def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(
-    kiosk: Kiosk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The real pipeline (pairing, hands) on detections from a stand-in model: 4 hands around the table."""
+def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(kiosk: Kiosk, tmp_path: Path) -> None:
+    """The real pipeline (pairing, hands) on detections from a fake model: 4 hands around the table."""
     import cv2
-
-    from vision.types import Detection
 
     centres = [(500, 880), (100, 500), (500, 100), (880, 500)]  # bottom, left, top, right
     hands = [ROUND1[p] for p in PLAYERS]
@@ -719,13 +693,14 @@ def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(
                 out.append(Detection(code, conf, (x + 45 * j, y, x + 45 * j + 30, y + 40)))
         return out
 
-    use_stand_in_detector(monkeypatch, four_hands)
     photo = np.random.default_rng(1).integers(0, 255, (1000, 1000, 3), dtype=np.uint8)
     cv2.imwrite(str(tmp_path / "table.jpg"), photo)
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Asha")
-    scanner = Scanner(f"folder:{tmp_path}")
+    detector = FakeDetector(four_hands)
+    scanner = Scanner(f"folder:{tmp_path}", detector=detector)
     result = scanner.scan_now(TABLE, n_hands=4)
+    assert [p.shape for p in detector.photos] == [(1000, 1000, 3)]  # the camera's photo, read once
     assert result.error is None, result.error
     assert sorted(c.code for c in result.cards) == sorted(c for h in hands for c in h)
     assert len(result.groups) == 4
@@ -736,24 +711,17 @@ def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(
     assert games.score(kiosk.log).totals == {"Asha": 0, "बिकास": 29, "Chandra": 28, "Dipa": 11}
 
 
-def test_a_scan_reads_no_card_more_often_than_the_packs_in_play_hold(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_scan_reads_no_card_more_often_than_the_packs_in_play_hold(tmp_path: Path) -> None:
     """Two aces of spades far apart in one photo: with one pack the weaker is read as its next reading."""
     import cv2
 
-    from vision.types import Detection
-
-    def two_aces(image: np.ndarray) -> list[Detection]:
-        return [
-            Detection("AS", 0.9, (100, 100, 130, 140)),
-            Detection("AS", 0.55, (700, 700, 730, 740), (("AC", 0.3),)),
-        ]
-
-    use_stand_in_detector(monkeypatch, two_aces)
+    two_aces = [
+        Detection("AS", 0.9, (100, 100, 130, 140)),
+        Detection("AS", 0.55, (700, 700, 730, 740), (("AC", 0.3),)),
+    ]
     photo = np.random.default_rng(2).integers(0, 255, (1000, 1000, 3), dtype=np.uint8)
     cv2.imwrite(str(tmp_path / "pile.jpg"), photo)
-    scanner = Scanner(f"folder:{tmp_path}")
+    scanner = Scanner(f"folder:{tmp_path}", detector=FakeDetector(two_aces))
     assert [c.code for c in scanner.scan_now("A", 1).cards] == ["AS", "AS"]
     read = scanner.scan_now("A", 1, decks=SeepDealFlow.decks).cards
     assert [c.code for c in read] == ["AS", "AC"]

@@ -1,22 +1,32 @@
 """Scanning cards: the camera and the detector run in a worker thread; the UI sees progress and a result.
 
-A :class:`Scanner` opens the configured camera, takes a photo, reads the cards with the vision pipeline and
+A :class:`Scanner` takes a photo with the configured camera, reads the cards with the vision pipeline and
 hands back a :class:`ScanResult` through ``dispatch`` (in the kiosk, ``Clock.schedule_once`` onto the UI
 thread). A camera that fails gives a result with a clear message and nothing else, so the screen can offer a
 retry; a missing card model still returns the photo, so the players can type the cards beside it.
+
+Nothing slow waits for the tap: :meth:`Scanner.warm_up` loads the detector (and, when a game starts, opens
+the camera, which then stays open and ready) in the background, and the reading runs in threads of lower
+priority than the UI (:func:`lower_priority`), so the screen stays smooth while the cards are read.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorer.cards import CARD_CODES, Card, Rank, Suit
+from ui.i18n import N_
+
+if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector loads, not at start-up
+    from vision.detector import Detector
 
 Box = tuple[float, float, float, float]
 JOKER = "JK"
@@ -24,6 +34,7 @@ JOKER = "JK"
 
 class ScanPhase(Enum):
     IDLE = "idle"
+    LOADING = "loading"
     CAMERA = "camera"
     READING = "reading"
     DONE = "done"
@@ -32,6 +43,7 @@ class ScanPhase(Enum):
 
 PHASE_TEXT = {
     ScanPhase.IDLE: "",
+    ScanPhase.LOADING: N_("Getting the card reader ready..."),
     ScanPhase.CAMERA: "Taking the photo...",
     ScanPhase.READING: "Reading the cards...",
     ScanPhase.DONE: "Done",
@@ -199,11 +211,33 @@ def reading_to_scan(target: str, reading: Any, image: Any, camera: str) -> ScanR
     )
 
 
+READER_NICE = 10
+"""How much lower than the UI the reading threads run (Linux niceness): the UI wins every contest for a
+core, so it keeps drawing while a scan is read; an idle UI leaves the reading all the cores it uses."""
+
+
+def lower_priority(nice: int = READER_NICE) -> None:
+    """Lower the calling thread's priority by ``nice`` (Linux: niceness is per thread; the threads it then
+    starts, such as ONNX Runtime's pool made when the detector loads, inherit it). Elsewhere, nothing."""
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return
+    with contextlib.suppress(OSError):
+        tid = threading.get_native_id()
+        current = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, current + nice))
+
+
 class Scanner:
     """Runs camera + detector off the UI thread. ``dispatch(fn)`` runs ``fn`` on the UI thread.
 
-    ``camera_spec`` is what ``vision.camera.open_camera`` accepts; the camera is opened for each scan and
-    closed after it (a camera unplugged between rounds is simply reported on the next scan).
+    ``camera_spec`` is what ``vision.camera.open_camera`` accepts. The camera is opened at the first scan
+    (or by :meth:`warm_up`) and kept open and ready between scans, so a photo is taken at once and a folder
+    of photos gives the next one each time; :meth:`release_camera` closes it (the game is over, the kiosk
+    closes). A camera that fails is closed and opened again at the next scan. A new ``camera_spec`` (a
+    choice in Settings) takes effect at the next scan; the camera in use is kept until the new one opens.
+
+    ``detector`` is the :class:`vision.detector.Detector` to read with (tests give a
+    :class:`vision.fake.FakeDetector`); by default the ONNX Runtime detector on ``model_path``.
     """
 
     def __init__(
@@ -211,15 +245,22 @@ class Scanner:
         camera_spec: str = "auto",
         model_path: Path | None = None,
         dispatch: Callable[[Callable[[], None]], None] | None = None,
+        detector: Detector | None = None,
     ) -> None:
         self.camera_spec = camera_spec
         self.model_path = model_path
+        self._given_detector = detector  # e.g. a vision.fake.FakeDetector; else the model at model_path
         self.dispatch = dispatch or (lambda fn: fn())
         self.phase = ScanPhase.IDLE
-        self._detector: Any = None
+        self._detector: Detector | None = None
         self._detector_error: str | None = None
         self._lock = threading.Lock()
+        self._model_lock = threading.Lock()
+        self._camera_lock = threading.Lock()
+        self._camera: Any = None  # the open camera, kept between scans
+        self._camera_for = ""  # the spec it was opened for
         self._thread: threading.Thread | None = None
+        self._warming: threading.Thread | None = None
         self.camera_name = ""
 
     @property
@@ -231,18 +272,50 @@ class Scanner:
         if on_progress is not None:
             self.dispatch(lambda: on_progress(phase))
 
-    def _load_detector(self) -> Any:
+    def _load_detector(self) -> Detector | None:
         """The detector, loaded on first use in the worker thread; None (and a message) without a model.
         A failed load is tried again at the next scan, so a model copied in later is picked up."""
-        if self._detector is None:
-            try:
-                from vision.detector import CardDetector
+        with self._model_lock:
+            if self._detector is None:
+                try:
+                    from vision.detector import CardDetector
 
-                self._detector = CardDetector(model_path=self.model_path).load()
-                self._detector_error = None
-            except Exception as exc:  # noqa: BLE001 - any failure: no model, so the players type the cards
-                self._detector_error = _model_message(exc)
+                    given = self._given_detector
+                    self._detector = (given or CardDetector(model_path=self.model_path)).load()
+                    self._detector_error = None
+                except Exception as exc:  # noqa: BLE001 - any failure: no model, so the players type the cards
+                    self._detector_error = _model_message(exc)
         return self._detector
+
+    @property
+    def ready(self) -> bool:
+        """Whether the detector is loaded (a scan now does not wait for the model)."""
+        return self._detector is not None
+
+    def warm_up(self, camera: bool = False) -> threading.Thread:
+        """Load the detector in a background thread of reading priority (and with ``camera``, open the
+        camera and let it settle and focus: when a game starts), so the first scan waits for neither. A
+        failure is only remembered: the next scan reports it. Returns the thread (tests join it)."""
+
+        def work() -> None:
+            lower_priority()
+            self._load_detector()
+            if camera:
+                with contextlib.suppress(Exception), self._camera_lock:
+                    self._kept_camera()
+
+        thread = threading.Thread(target=work, name="tabletally-warm-up", daemon=True)
+        self._warming = thread
+        thread.start()
+        return thread
+
+    def release_camera(self) -> None:
+        """Close the kept camera (the game is over, or the kiosk closes); the next scan opens it again."""
+        with self._camera_lock:
+            camera, self._camera, self._camera_for = self._camera, None, ""
+        if camera is not None:
+            with contextlib.suppress(Exception):
+                camera.close()
 
     def scan_now(
         self,
@@ -259,6 +332,9 @@ class Scanner:
         except Exception as exc:  # noqa: BLE001 - a camera can fail in any way; the players get a retry
             self._set_phase(ScanPhase.FAILED, on_progress)
             return ScanResult(target=target, error=_camera_message(exc), camera_failed=True)
+        if not self.ready:
+            self._set_phase(ScanPhase.LOADING, on_progress)
+        detector = self._load_detector()
         self._set_phase(ScanPhase.READING, on_progress)
 
         def photo_only(error: str | None) -> ScanResult:
@@ -274,7 +350,6 @@ class Scanner:
                 error=error,
             )
 
-        detector = self._load_detector()
         if detector is None:
             return photo_only(self._detector_error)
         try:
@@ -305,6 +380,7 @@ class Scanner:
             self.phase = ScanPhase.CAMERA
 
         def work() -> None:
+            lower_priority()
             result = self.scan_now(target, n_hands, on_progress, decks)
             self.dispatch(lambda: on_done(result))
 
@@ -316,15 +392,31 @@ class Scanner:
         if self._thread is not None:
             self._thread.join(timeout)
 
-    def _capture(self) -> tuple[Any, str]:
-        from vision.camera import open_camera
+    def _kept_camera(self) -> Any:
+        """The open camera for ``camera_spec`` (call with ``_camera_lock`` held): the kept one, else newly
+        opened; the one it replaces is closed once the new one is open."""
+        spec = self.camera_spec
+        if self._camera is None or self._camera_for != spec:
+            from vision.camera import open_camera
 
-        camera, reason = open_camera(self.camera_spec)
-        try:
+            camera, reason = open_camera(spec)
+            old, self._camera, self._camera_for = self._camera, camera, spec
             self.camera_name = str(getattr(camera, "name", reason))
-            image = camera.capture()
-        finally:
-            camera.close()
+            if old is not None:
+                with contextlib.suppress(Exception):
+                    old.close()
+        return self._camera
+
+    def _capture(self) -> tuple[Any, str]:
+        with self._camera_lock:
+            camera = self._kept_camera()
+            try:
+                image = camera.capture()
+            except Exception:
+                self._camera, self._camera_for = None, ""
+                with contextlib.suppress(Exception):
+                    camera.close()
+                raise
         return image, self.camera_name
 
 
