@@ -20,6 +20,9 @@ from kivy.uix.gridlayout import GridLayout
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from kivy.uix.widget import Widget
 
+from ui.i18n import DEVANAGARI, LANGUAGES, N_, WESTERN, _, digits, language, ngettext, num
+from ui.i18n import on_change as i18n_on_change
+from ui.i18n import remove_listener as i18n_remove_listener
 from ui.logic import boards, games
 from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
 from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError
@@ -58,10 +61,10 @@ from ui.widgets import (
 )
 
 CAMERA_CHOICES = (
-    ("auto", "Automatic"),
-    ("pi", "Pi camera"),
-    ("webcam", "USB webcam"),
-    ("demo", "Demo photos"),
+    ("auto", N_("Automatic")),
+    ("pi", N_("Pi camera")),
+    ("webcam", N_("USB webcam")),
+    ("demo", N_("Demo photos")),
 )
 
 
@@ -92,7 +95,7 @@ class Base(Screen):
     def undo(self) -> None:
         """Ask, then take back the last round (the result and scores screens offer it)."""
         self.app.confirm_sheet(
-            "Undo the last round? Its cards stay in the record's history.", "Undo", self._undo
+            _("Undo the last round? Its cards stay in the record's history."), _("Undo"), self._undo
         )
 
     def _undo(self) -> None:
@@ -108,7 +111,7 @@ class Base(Screen):
         bar.add_widget(Lbl(title, "l", bold=True, shorten=True, shorten_from="right"))
         if scores:
             bar.add_widget(
-                Btn("Scores", self.app.show_scores, name="scores", size_hint_x=None, width=dp(120))
+                Btn(_("Scores"), self.app.show_scores, name="scores", size_hint_x=None, width=dp(120))
             )
         return bar
 
@@ -121,14 +124,33 @@ class HomeScreen(Base):
         tonight = self.kiosk.store.tonight()
         head = hbox(size_hint_y=None, height=TOUCH + dp(8))
         head.add_widget(Lbl("TableTally", "xl", bold=True))
-        head.add_widget(Lbl(f"Tonight: {len(tonight)} game(s)", "m", halign="right", color=MUTED))
+        tonight_text = ngettext("Tonight: {n} game", "Tonight: {n} games", len(tonight)).format(
+            n=num(len(tonight))
+        )
+        head.add_widget(Lbl(tonight_text, "m", halign="right", color=MUTED))
         root.add_widget(head)
+        if self.kiosk.language() is None:
+            # First start: the languages, each in its own script, until the players choose one (Settings
+            # changes it later).
+            choose = hbox(size_hint_y=None, height=TOUCH + dp(8))
+            for code, name in LANGUAGES.items():
+                choose.add_widget(
+                    Btn(
+                        name,
+                        lambda c=code: self.app.set_language(c),
+                        name=f"first-language-{code}",
+                        role="selected" if language() == code else "normal",
+                        height=TOUCH + dp(8),
+                        font_size=font("l"),
+                    )
+                )
+            root.add_widget(choose)
         body = hbox(spacing=dp(10)) if landscape() else vbox(spacing=dp(10))
         actions = vbox(size_hint_y=None)
         actions.bind(minimum_height=actions.setter("height"))
         actions.add_widget(
             Btn(
-                "New Jhyap game",
+                _("New Jhyap game"),
                 lambda: self.app.new_game(games.JHYAP),
                 name="new-jhyap",
                 height=TOUCH + dp(14),
@@ -137,15 +159,15 @@ class HomeScreen(Base):
         )
         actions.add_widget(
             Btn(
-                "New Seep game",
+                _("New Seep game"),
                 lambda: self.app.new_game(games.SEEP),
                 name="new-seep",
                 height=TOUCH + dp(14),
                 font_size=font("l"),
             )
         )
-        actions.add_widget(Btn("Tonight's games", lambda: self.app.go("tonight"), name="tonight"))
-        actions.add_widget(Btn("Settings", lambda: self.app.go("settings"), role="quiet", name="settings"))
+        actions.add_widget(Btn(_("Tonight's games"), lambda: self.app.go("tonight"), name="tonight"))
+        actions.add_widget(Btn(_("Settings"), lambda: self.app.go("settings"), role="quiet", name="settings"))
         left = vbox()
         left.add_widget(actions)
         left.add_widget(Widget())
@@ -153,7 +175,7 @@ class HomeScreen(Base):
         resume = vbox(size_hint_y=None)
         resumable = self.kiosk.resumable()
         if resumable:
-            resume.add_widget(AutoLbl("Carry on where you left off:", "m", color=MUTED))
+            resume.add_widget(AutoLbl(_("Carry on where you left off:"), "m", color=MUTED))
             for i, r in enumerate(resumable):
                 resume.add_widget(
                     Btn(
@@ -167,7 +189,9 @@ class HomeScreen(Base):
         else:
             resume.add_widget(
                 AutoLbl(
-                    "No game in progress. Start one on the left." if landscape() else "No game in progress.",
+                    _("No game in progress. Start one on the left.")
+                    if landscape()
+                    else _("No game in progress."),
                     "m",
                     color=MUTED,
                 )
@@ -186,26 +210,30 @@ class NewGameScreen(Base):
     def build(self, root: Any) -> None:
         form = self.form
         assert form is not None
-        kind = "Jhyap" if form.kind == games.JHYAP else "Seep"
-        bar = self.top_bar(f"New {kind} game", back=("Cancel", lambda: self.app.go("home")))
-        start = Btn("Start", self.start, role="primary", name="start", size_hint_x=None, width=dp(130))
+        title = _("New Jhyap game") if form.kind == games.JHYAP else _("New Seep game")
+        bar = self.top_bar(title, back=(_("Cancel"), lambda: self.app.go("home")))
+        start = Btn(_("Start"), self.start, role="primary", name="start", size_hint_x=None, width=dp(130))
         start.disabled = bool(form.problems())
         bar.add_widget(start)
         root.add_widget(bar)
         body = hbox(spacing=dp(10)) if landscape() else vbox(spacing=dp(10))
         seats = vbox(size_hint_y=None)
-        how = "Seats, clockwise" + (": partners sit opposite (A and B)" if form.kind == games.SEEP else "")
+        how = (
+            _("Seats, clockwise: partners sit opposite (A and B)")
+            if form.kind == games.SEEP
+            else _("Seats, clockwise")
+        )
         seats.add_widget(AutoLbl(how, "s", color=MUTED))
         teams = form.teams() if form.kind == games.SEEP else {}
         for i, name in enumerate(form.names):
             row = hbox(size_hint_y=None, height=TOUCH)
             team = next((t for t, members in teams.items() if name in members), "")
-            prefix = f"{i + 1}." + (f" {team}" if team else "")
+            prefix = f"{num(i + 1)}." + (f" {team}" if team else "")
             row.add_widget(Lbl(f"{prefix}  {name}", "m", bold=True, shorten=True))
             if form.kind == games.JHYAP:
                 row.add_widget(
                     Btn(
-                        "deals" if form.dealer == name else "deal?",
+                        _("deals") if form.dealer == name else _("deal?"),
                         lambda n=name: self._dealer(n),
                         role="selected" if form.dealer == name else "quiet",
                         name=f"dealer-{i}",
@@ -234,7 +262,7 @@ class NewGameScreen(Base):
             )
             seats.add_widget(row)
         if len(form.names) < form.max_players:
-            seats.add_widget(Btn("+ Type a name", self.type_name, name="type-name"))
+            seats.add_widget(Btn(_("+ Type a name"), self.type_name, name="type-name"))
         seats_view = scroller(seats)
         if landscape():
             seats_view.size_hint_x = 1.5
@@ -242,7 +270,7 @@ class NewGameScreen(Base):
         side = vbox(size_hint_y=None)
         recent = form.recent_choices()
         if recent and len(form.names) < form.max_players:
-            side.add_widget(AutoLbl("Tap to add:", "s", color=MUTED))
+            side.add_widget(AutoLbl(_("Tap to add:"), "s", color=MUTED))
             chips = flow_layout()
             for i, name in enumerate(recent[:10]):
                 chips.add_widget(
@@ -265,7 +293,7 @@ class NewGameScreen(Base):
                 font_size=font("s"),
             )
         )
-        message = self.error or (form.problems()[0] if form.problems() else "Ready: tap Start.")
+        message = self.error or (form.problems()[0] if form.problems() else _("Ready: tap Start."))
         side.add_widget(AutoLbl(message, "m", color=DANGER if self.error else MUTED))
         body.add_widget(scroller(side))
         root.add_widget(body)
@@ -276,14 +304,16 @@ class NewGameScreen(Base):
         changed = form.changed_rules()
         decks = ""
         if form.kind == games.JHYAP:
-            decks = f", {form.decks or form.default_decks()} deck(s)"
+            n = form.decks or form.default_decks()
+            decks = ", " + ngettext("{n} deck", "{n} decks", n).format(n=num(n))
         if not changed:
-            return f"Rules: standard{decks} (tap to change)"
-        labels = {f.name: f.label for f in form.fields}
+            return _("Rules: standard{decks} (tap to change)").format(decks=decks)
+        labels = {f.name: _(f.label) for f in form.fields}
         parts = [
-            f"{labels[k]} {'on' if v is True else 'off' if v is False else v}" for k, v in changed.items()
+            f"{labels[k]} {_('on') if v is True else _('off') if v is False else num(v)}"
+            for k, v in changed.items()
         ]
-        return "Rules: " + ", ".join(parts) + decks
+        return _("Rules: {rules}").format(rules=", ".join(parts) + decks)
 
     def _dealer(self, name: str) -> None:
         assert self.form is not None
@@ -310,7 +340,7 @@ class NewGameScreen(Base):
         self.refresh()
 
     def type_name(self) -> None:
-        self.app.open_sheet(NameKeyboardSheet("Player name", self._add))
+        self.app.open_sheet(NameKeyboardSheet(_("Player name"), self._add))
 
     def rules(self) -> None:
         assert self.form is not None
@@ -330,13 +360,13 @@ class NewGameScreen(Base):
 
 class RulesSheet(Sheet):
     def __init__(self, form: NewGameForm, on_close: Callable[[], None]) -> None:
-        super().__init__("Rules (the rules engine's defaults)")
+        super().__init__(_("Rules (the rules engine's defaults)"))
         self.form = form
         self.on_close = on_close
         self.rows = vbox(size_hint_y=None)
         self.body.add_widget(scroller(self.rows))
         bottom = hbox(size_hint_y=None, height=TOUCH)
-        bottom.add_widget(Btn("Done", self.close, role="primary", name="rules-done"))
+        bottom.add_widget(Btn(_("Done"), self.close, role="primary", name="rules-done"))
         self.body.add_widget(bottom)
         self.fill()
 
@@ -345,12 +375,16 @@ class RulesSheet(Sheet):
         for f in self.form.fields:
             row = hbox(size_hint_y=None, height=TOUCH)
             value = self.form.rules[f.name]
-            label = f"Exactly {self.form.rules['max_score']} halves" if f.name == "halve_exact" else f.label
+            label = (
+                _("Exactly {score} halves").format(score=num(self.form.rules["max_score"]))
+                if f.name == "halve_exact"
+                else _(f.label)
+            )
             row.add_widget(Lbl(label, "m"))
             if f.is_bool:
                 row.add_widget(
                     Btn(
-                        "On" if value else "Off",
+                        _("On") if value else _("Off"),
                         lambda n=f.name: self._toggle(n),
                         role="selected" if value else "quiet",
                         name=f"rule-{f.name}",
@@ -362,7 +396,7 @@ class RulesSheet(Sheet):
                 step = self.form.rule_step(f.name)
                 row.add_widget(
                     Btn(
-                        f"\u2212{step}",
+                        f"\u2212{num(step)}",
                         lambda n=f.name, s=step: self._step(n, -s),
                         name=f"rule-{f.name}-down",
                         size_hint_x=None,
@@ -370,11 +404,11 @@ class RulesSheet(Sheet):
                     )
                 )
                 row.add_widget(
-                    Lbl(str(value), "l", halign="center", size_hint_x=None, width=dp(70), bold=True)
+                    Lbl(num(value), "l", halign="center", size_hint_x=None, width=dp(70), bold=True)
                 )
                 row.add_widget(
                     Btn(
-                        f"+{step}",
+                        f"+{num(step)}",
                         lambda n=f.name, s=step: self._step(n, s),
                         name=f"rule-{f.name}-up",
                         size_hint_x=None,
@@ -384,9 +418,14 @@ class RulesSheet(Sheet):
             self.rows.add_widget(row)
         if self.form.kind == games.JHYAP:
             row = hbox(size_hint_y=None, height=TOUCH)
-            row.add_widget(Lbl("Decks", "m"))
+            row.add_widget(Lbl(_("Decks"), "m"))
             auto = self.form.default_decks()
-            choices: list[tuple[int | None, str]] = [(None, f"Auto ({auto})"), (1, "1"), (2, "2"), (3, "3")]
+            choices: list[tuple[int | None, str]] = [
+                (None, _("Auto ({n})").format(n=num(auto))),
+                (1, num(1)),
+                (2, num(2)),
+                (3, num(3)),
+            ]
             for decks, text in choices:
                 row.add_widget(
                     Btn(
@@ -438,7 +477,7 @@ class RoundScreen(Base):
         """The picker for one read card: choose the right card, remove it, or keep it as read."""
         self.app.open_sheet(
             CardPickerSheet(
-                f"{who}: fix {card_label(card.code)}",
+                _("{who}: fix {card}").format(who=who, card=card_label(card.code)),
                 card,
                 self._then_changed(pick),
                 self._then_changed(remove),
@@ -448,7 +487,9 @@ class RoundScreen(Base):
 
     def add_card_sheet(self, who: str, add: Callable[[str], None]) -> None:
         """The picker for a card the scan missed."""
-        self.app.open_sheet(CardPickerSheet(f"{who}: add a card", None, self._then_changed(add)))
+        self.app.open_sheet(
+            CardPickerSheet(_("{who}: add a card").format(who=who), None, self._then_changed(add))
+        )
 
     def _then_changed(self, action: Callable[..., None]) -> Callable[..., None]:
         def run(*args: Any) -> None:
@@ -479,22 +520,29 @@ class JhyapRoundScreen(RoundScreen):
     def build(self, root: Any) -> None:
         flow = self.kiosk.jhyap
         if flow.edit_position is not None:
-            title = f"Editing round {flow.number}"
-            back = ("Cancel", self.cancel_edit)
+            title = _("Editing round {n}").format(n=num(flow.number))
+            back = (_("Cancel"), self.cancel_edit)
         else:
-            title = f"Round {flow.number}"
-            back = ("Home", self.app.go_home)
+            title = _("Round {n}").format(n=num(flow.number))
+            back = (_("Home"), self.app.go_home)
         bar = self.top_bar(title, back=back, scores=True)
         if flow.edit_position is None:
             # Who deals and who starts, on the bar's right (it is what the table asks first).
             bar.children[1].size_hint_x = 0.5
             bar.add_widget(
-                Lbl(f"{flow.dealer} deals \u00b7 {flow.starter} starts", "s", halign="right", shorten=True),
+                Lbl(
+                    _("{dealer} deals \u00b7 {starter} starts").format(
+                        dealer=flow.dealer, starter=flow.starter
+                    ),
+                    "s",
+                    halign="right",
+                    shorten=True,
+                ),
                 index=1,
             )
         root.add_widget(bar)
         callers = hbox(size_hint_y=None, height=TOUCH)
-        callers.add_widget(Lbl("Jhyap:", "m", size_hint_x=None, width=font("m") * 3.6))
+        callers.add_widget(Lbl(_("Jhyap:"), "m", size_hint_x=None, width=font("m") * 3.6))
         for i, p in enumerate(flow.active):
             role = "selected" if flow.caller == p else "normal"
             callers.add_widget(
@@ -509,7 +557,7 @@ class JhyapRoundScreen(RoundScreen):
         scan_row = hbox(size_hint_y=None, height=TOUCH)
         busy = self.app.scanner.busy
         retry = bool(flow.message) and flow.table_scan is None
-        label = "Retry scan" if retry else ("Scan again" if flow.table_scan else "Scan table")
+        label = _("Retry scan") if retry else (_("Scan again") if flow.table_scan else _("Scan table"))
         scan_btn = Btn(
             label,
             lambda: self.app.scan(TABLE, len(flow.active), flow.decks),
@@ -519,7 +567,7 @@ class JhyapRoundScreen(RoundScreen):
         scan_btn.disabled = busy
         scan_row.add_widget(scan_btn)
         if flow.needs_seat_confirm:
-            scan_row.add_widget(Btn("Rotate seats", self.rotate, name="rotate", role="quiet"))
+            scan_row.add_widget(Btn(_("Rotate seats"), self.rotate, name="rotate", role="quiet"))
         left.add_widget(scan_row)
         self._fill_photo(flow)
         body.add_widget(left)
@@ -536,12 +584,16 @@ class JhyapRoundScreen(RoundScreen):
             entered = flow.caller and all(flow.hands.get(p) for p in flow.active)
             colour = DANGER if entered else WARN
         elif flow.uncertain_left:
-            status, colour = f"{flow.uncertain_left} card(s) in orange: check them, then score.", WARN
+            n = flow.uncertain_left
+            status = ngettext(
+                "{n} card in orange: check it, then score.", "{n} cards in orange: check them, then score.", n
+            ).format(n=num(n))
+            colour = WARN
         else:
-            status, colour = "All hands in. Score the round?", TEXT
+            status, colour = _("All hands in. Score the round?"), TEXT
         right.add_widget(AutoLbl(_short(status, 160), "s", color=colour))
         confirm = Btn(
-            "Score round" if flow.edit_position is None else "Save round",
+            _("Score round") if flow.edit_position is None else _("Save round"),
             self.confirm,
             role="primary",
             name="confirm",
@@ -560,11 +612,11 @@ class JhyapRoundScreen(RoundScreen):
             target, meta = list(flow.player_scans.items())[-1]
         phase = self.app.scanner.phase
         if self.app.scanner.busy:
-            self.photo.message = PHASE_TEXT[phase]
+            self.photo.message = _(PHASE_TEXT[phase]) if PHASE_TEXT[phase] else ""
         elif flow.message and (meta is None or not meta.get("photo")):
             self.photo.message = _short(flow.message, 200)
         elif meta is None:
-            self.photo.message = "Pick who called, lay the hands face up, and scan the table."
+            self.photo.message = _("Pick who called, lay the hands face up, and scan the table.")
         if meta is None:
             return
         image = self.app.photo_cache(meta.get("photo"))
@@ -594,7 +646,7 @@ class JhyapRoundScreen(RoundScreen):
         row = Panel(
             orientation="horizontal", size_hint_y=None, padding=(dp(4), dp(1), dp(14), dp(1)), spacing=dp(6)
         )
-        name = hv.player + ("\n(called)" if hv.is_caller else "")
+        name = hv.player + ("\n" + _("(called)") if hv.is_caller else "")
         name_btn = Btn(
             name,
             lambda p=hv.player: self.hand_menu(p),
@@ -610,7 +662,7 @@ class JhyapRoundScreen(RoundScreen):
         if not hv.cards:
             chips.add_widget(
                 Btn(
-                    "Type cards",
+                    _("Type cards"),
                     lambda p=hv.player: self.type_hand(p),
                     name=f"type-{i}",
                     role="normal",
@@ -634,7 +686,7 @@ class JhyapRoundScreen(RoundScreen):
             )
         )
         row.add_widget(chips)
-        total = "" if hv.total is None else str(hv.total)
+        total = "" if hv.total is None else num(hv.total)
         row.add_widget(Lbl(total, "l", bold=True, halign="right", size_hint_x=None, width=dp(50)))
         chips.bind(height=lambda *_: setattr(row, "height", max(TOUCH, chips.height) + dp(2)))
         row.height = TOUCH + dp(2)
@@ -670,7 +722,7 @@ class JhyapRoundScreen(RoundScreen):
         self.add_card_sheet(player, lambda code: flow.add_card(player, code))
 
     def hand_menu(self, player: str) -> None:
-        sheet = Sheet(f"{player}'s hand")
+        sheet = Sheet(_("{player}'s hand").format(player=player))
 
         def scan() -> None:
             sheet.dismiss()
@@ -684,22 +736,26 @@ class JhyapRoundScreen(RoundScreen):
             sheet.dismiss()
             self.pick_other_player(player, action)
 
-        sheet.body.add_widget(Btn("Scan this hand alone", scan, name="menu-scan"))
-        sheet.body.add_widget(Btn("Type the cards", type_hand, name="menu-type"))
+        sheet.body.add_widget(Btn(_("Scan this hand alone"), scan, name="menu-scan"))
+        sheet.body.add_widget(Btn(_("Type the cards"), type_hand, name="menu-type"))
         if len(self.kiosk.jhyap.active) > 1 and self.kiosk.jhyap.hands.get(player):
-            swap = Btn("Swap with another hand", lambda: other_player("swap"), name="menu-swap")
+            swap = Btn(_("Swap with another hand"), lambda: other_player("swap"), name="menu-swap")
             sheet.body.add_widget(swap)
             sheet.body.add_widget(
-                Btn("Give these cards to...", lambda: other_player("move"), name="menu-move")
+                Btn(_("Give these cards to..."), lambda: other_player("move"), name="menu-move")
             )
         sheet.body.add_widget(Widget())
-        sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="menu-back"))
+        sheet.body.add_widget(Btn(_("Back"), sheet.dismiss, role="quiet", name="menu-back"))
         self.app.open_sheet(sheet)
 
     def pick_other_player(self, player: str, action: str) -> None:
         """Swap ``player``'s hand with another's, or move its cards into another's hand ("move")."""
         flow = self.kiosk.jhyap
-        title = f"Swap {player}'s hand with..." if action == "swap" else f"Give {player}'s cards to..."
+        title = (
+            _("Swap {player}'s hand with...").format(player=player)
+            if action == "swap"
+            else _("Give {player}'s cards to...").format(player=player)
+        )
         sheet = Sheet(title)
 
         def choose(other: str) -> None:
@@ -714,13 +770,15 @@ class JhyapRoundScreen(RoundScreen):
             if other != player:
                 sheet.body.add_widget(Btn(other, lambda o=other: choose(o), name=f"other-{other}"))
         sheet.body.add_widget(Widget())
-        sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="other-back"))
+        sheet.body.add_widget(Btn(_("Back"), sheet.dismiss, role="quiet", name="other-back"))
         self.app.open_sheet(sheet)
 
     def type_hand(self, player: str) -> None:
         codes = [c.code for c in self.kiosk.jhyap.hands.get(player) or []]
         self.app.open_sheet(
-            HandTyperSheet(f"Type {player}'s cards", codes, lambda cs: self._typed(player, cs))
+            HandTyperSheet(
+                _("Type {player}'s cards").format(player=player), codes, lambda cs: self._typed(player, cs)
+            )
         )
 
     def _typed(self, player: str, codes: list[str]) -> None:
@@ -744,12 +802,18 @@ class SeepDealScreen(RoundScreen):
         board = boards.seep_board(self.kiosk.log)
         if flow.edit_position is not None:
             root.add_widget(
-                self.top_bar(f"Editing deal {flow.number}", back=("Cancel", self.cancel_edit), scores=True)
+                self.top_bar(
+                    _("Editing deal {n}").format(n=num(flow.number)),
+                    back=(_("Cancel"), self.cancel_edit),
+                    scores=True,
+                )
             )
         else:
             root.add_widget(
                 self.top_bar(
-                    f"Deal {flow.number}: {board.lead_text}", back=("Home", self.app.go_home), scores=True
+                    _("Deal {n}: {lead}").format(n=num(flow.number), lead=board.lead_text),
+                    back=(_("Home"), self.app.go_home),
+                    scores=True,
                 )
             )
         body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
@@ -759,20 +823,23 @@ class SeepDealScreen(RoundScreen):
         problems = flow.problems()
         missing = flow.missing()
         if missing:
-            status = "Missing point cards: " + " ".join(card_label(c) for c in missing)
+            status = _("Missing point cards: {cards}").format(cards=" ".join(card_label(c) for c in missing))
         elif problems:
             status = problems[0]
         elif flow.uncertain_left:
-            status = f"{flow.uncertain_left} card(s) in orange: check them, then score."
+            n = flow.uncertain_left
+            status = ngettext(
+                "{n} card in orange: check it, then score.", "{n} cards in orange: check them, then score.", n
+            ).format(n=num(n))
         else:
-            status = flow.message or "Score the deal?"
+            status = flow.message or _("Score the deal?")
         root.add_widget(AutoLbl(_short(status, 150), "s", color=DANGER if (problems or missing) else TEXT))
         bottom = hbox(size_hint_y=None, height=TOUCH + dp(6))
-        undo = Btn("Undo sweep", self.undo_sweep, role="quiet", name="undo-sweep", height=TOUCH + dp(6))
+        undo = Btn(_("Undo sweep"), self.undo_sweep, role="quiet", name="undo-sweep", height=TOUCH + dp(6))
         undo.disabled = not flow.sweeps
         bottom.add_widget(undo)
         confirm = Btn(
-            "Score deal" if flow.edit_position is None else "Save deal",
+            _("Score deal") if flow.edit_position is None else _("Save deal"),
             self.confirm,
             role="primary",
             name="confirm",
@@ -792,7 +859,7 @@ class SeepDealScreen(RoundScreen):
         sweeps = hbox(size_hint_y=None, height=TOUCH)
         sweeps.add_widget(
             Btn(
-                f"First play: {counts['first']}",
+                _("First play: {n}").format(n=num(counts["first"])),
                 lambda: self.sweep(team, "first"),
                 name=f"sweep-first-{team}",
                 font_size=font("s"),
@@ -800,7 +867,7 @@ class SeepDealScreen(RoundScreen):
         )
         sweeps.add_widget(
             Btn(
-                f"Sweep: {counts['normal']}",
+                _("Sweep: {n}").format(n=num(counts["normal"])),
                 lambda: self.sweep(team, "normal"),
                 name=f"sweep-{team}",
                 role="warn",
@@ -808,7 +875,7 @@ class SeepDealScreen(RoundScreen):
         )
         sweeps.add_widget(
             Btn(
-                f"Last play: {counts['last']}",
+                _("Last play: {n}").format(n=num(counts["last"])),
                 lambda: self.sweep(team, "last"),
                 name=f"sweep-last-{team}",
                 font_size=font("s"),
@@ -819,7 +886,9 @@ class SeepDealScreen(RoundScreen):
         chips = flow_layout()
         if cards is None:
             chips.add_widget(
-                AutoLbl("Not scanned: gets every point card the other team did not take.", "s", color=MUTED)
+                AutoLbl(
+                    _("Not scanned: gets every point card the other team did not take."), "s", color=MUTED
+                )
             )
         else:
             doubled = set(flow.doubled())
@@ -841,18 +910,20 @@ class SeepDealScreen(RoundScreen):
         actions = hbox(size_hint_y=None, height=TOUCH)
         busy = self.app.scanner.busy
         scan = Btn(
-            PHASE_TEXT[self.app.scanner.phase] if busy else "Scan points",
+            _(PHASE_TEXT[self.app.scanner.phase] or "Scan points") if busy else _("Scan points"),
             lambda: self.app.scan(team, 1, flow.decks),
             name=f"scan-{team}",
             role="normal",
         )
         scan.disabled = busy
         actions.add_widget(scan)
-        actions.add_widget(Btn("Type", lambda: self.type_cards(team), name=f"type-{team}", size_hint_x=0.5))
+        actions.add_widget(
+            Btn(_("Type"), lambda: self.type_cards(team), name=f"type-{team}", size_hint_x=0.5)
+        )
         if team in flow.scans and flow.scans[team].get("photo"):
             actions.add_widget(
                 Btn(
-                    "Photo",
+                    _("Photo"),
                     lambda: self.show_photo(team),
                     name=f"photo-{team}",
                     size_hint_x=0.5,
@@ -889,7 +960,7 @@ class SeepDealScreen(RoundScreen):
         flow = self.kiosk.seep
         card = (flow.captured.get(team) or [])[index]
         self.fix_card_sheet(
-            f"Team {team}",
+            _("Team {team}").format(team=team),
             card,
             pick=lambda code: flow.set_card(team, index, code),
             remove=lambda: flow.remove_card(team, index),
@@ -898,7 +969,7 @@ class SeepDealScreen(RoundScreen):
 
     def add_card(self, team: str) -> None:
         flow = self.kiosk.seep
-        self.add_card_sheet(f"Team {team}", lambda code: flow.add_card(team, code))
+        self.add_card_sheet(_("Team {team}").format(team=team), lambda code: flow.add_card(team, code))
 
     def type_cards(self, team: str) -> None:
         flow = self.kiosk.seep
@@ -908,12 +979,14 @@ class SeepDealScreen(RoundScreen):
             flow.type_cards(team, cs)
             self._changed()
 
-        self.app.open_sheet(HandTyperSheet(f"Team {team}: type the point cards", codes, done))
+        self.app.open_sheet(
+            HandTyperSheet(_("Team {team}: type the point cards").format(team=team), codes, done)
+        )
 
     def show_photo(self, team: str) -> None:
         flow = self.kiosk.seep
         meta = flow.scans[team]
-        sheet = Sheet(f"Team {team}: the scan")
+        sheet = Sheet(_("Team {team}: the scan").format(team=team))
         view = PhotoView()
         view.set_image(self.app.photo_cache(meta.get("photo")), meta["width"], meta["height"])
         cards = flow.captured.get(team) or []
@@ -929,7 +1002,7 @@ class SeepDealScreen(RoundScreen):
 
         view.on_box = tap
         sheet.body.add_widget(view)
-        sheet.body.add_widget(Btn("Back", sheet.dismiss, role="quiet", name="photo-back"))
+        sheet.body.add_widget(Btn(_("Back"), sheet.dismiss, role="quiet", name="photo-back"))
         self.app.open_sheet(sheet)
 
     def confirm(self) -> None:
@@ -975,16 +1048,19 @@ class ResultScreen(Base):
 
     def _buttons(self, root: Any, finished: bool, word: str) -> None:
         row = hbox(size_hint_y=None, height=TOUCH + dp(6))
-        row.add_widget(Btn(f"Undo {word}", self.undo, role="quiet", name="undo", font_size=font("s")))
-        row.add_widget(
-            Btn(f"Edit a {word}", self.app.edit_menu, role="quiet", name="edit", font_size=font("s"))
-        )
+        jhyap = word == "round"
+        undo_text = _("Undo round") if jhyap else _("Undo deal")
+        edit_text = _("Edit a round") if jhyap else _("Edit a deal")
+        row.add_widget(Btn(undo_text, self.undo, role="quiet", name="undo", font_size=font("s")))
+        row.add_widget(Btn(edit_text, self.app.edit_menu, role="quiet", name="edit", font_size=font("s")))
         if self.kiosk.kind == games.SEEP:
-            row.add_widget(Btn("End game", self.app.end_game, role="quiet", name="end", font_size=font("s")))
+            row.add_widget(
+                Btn(_("End game"), self.app.end_game, role="quiet", name="end", font_size=font("s"))
+            )
         if finished:
             row.add_widget(
                 Btn(
-                    "Game over",
+                    _("Game over"),
                     lambda: self.app.go("game_over"),
                     role="primary",
                     name="next",
@@ -995,7 +1071,7 @@ class ResultScreen(Base):
         else:
             row.add_widget(
                 Btn(
-                    f"Next {word}",
+                    _("Next round") if jhyap else _("Next deal"),
                     self.next_round,
                     role="primary",
                     name="next",
@@ -1007,17 +1083,21 @@ class ResultScreen(Base):
 
     def _jhyap(self, root: Any, log: dict[str, Any], position: int | None) -> None:
         result = boards.jhyap_round_result(log, position)
-        root.add_widget(self.top_bar(f"Round {result.number}", back=("Home", self.app.go_home), scores=True))
+        root.add_widget(
+            self.top_bar(
+                _("Round {n}").format(n=num(result.number)), back=(_("Home"), self.app.go_home), scores=True
+            )
+        )
         root.add_widget(AutoLbl(result.headline, "l", bold=True))
-        rows = [["Player", "Hand", "+", "Total", ""]]
+        rows = [[_("Player"), _("Hand"), "+", _("Total"), ""]]
         greyed = set()
         for i, line in enumerate(result.lines, 1):
             rows.append(
                 [
                     line.name,
-                    "" if line.hand is None else str(line.hand),
-                    "" if line.points is None else f"+{line.points}",
-                    str(line.total),
+                    "" if line.hand is None else num(line.hand),
+                    "" if line.points is None else f"+{num(line.points)}",
+                    num(line.total),
                     line.note,
                 ]
             )
@@ -1030,15 +1110,20 @@ class ResultScreen(Base):
 
     def _seep(self, root: Any, log: dict[str, Any], position: int | None) -> None:
         result = boards.seep_deal_result(log, position)
-        root.add_widget(self.top_bar(f"Deal {result.number}", back=("Home", self.app.go_home), scores=True))
-        rows = [["Team", "Cards", "Sweeps", "Deal"]]
+        root.add_widget(
+            self.top_bar(
+                _("Deal {n}").format(n=num(result.number)), back=(_("Home"), self.app.go_home), scores=True
+            )
+        )
+        rows = [[_("Team"), _("Cards"), _("Sweeps"), _("Deal")]]
         for name, cards, sweeps, points in result.lines:
-            rows.append([name, str(cards), str(sweeps), str(points)])
+            rows.append([name, num(cards), num(sweeps), num(points)])
         root.add_widget(table(rows, [3, 1.2, 1.2, 1.2], bold_col=3))
         root.add_widget(AutoLbl(result.lead_text, "l", bold=True))
         if result.baazi_text:
             root.add_widget(AutoLbl(result.baazi_text, "l", color=WARN))
-        root.add_widget(AutoLbl("Baazis: " + ",  ".join(f"{n} {b}" for n, b in result.baazis), "m"))
+        baazis = ",  ".join(f"{n} {num(b)}" for n, b in result.baazis)
+        root.add_widget(AutoLbl(_("Baazis: {teams}").format(teams=baazis), "m"))
         root.add_widget(Widget())
         self._buttons(root, False, "deal")
 
@@ -1051,36 +1136,42 @@ class ScoreboardScreen(Base):
     def build(self, root: Any) -> None:
         log = self.kiosk.log
         board = boards.board(log)
-        root.add_widget(self.top_bar(f"Scores: {board.title}", back=("Back", self.app.back_from_scores)))
+        root.add_widget(
+            self.top_bar(
+                _("Scores: {title}").format(title=board.title), back=(_("Back"), self.app.back_from_scores)
+            )
+        )
         body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
         left = vbox()
         legend_colours = {}
         if board.kind == games.JHYAP:
-            rows = [["Player", "Total", "To go", ""]]
+            rows = [[_("Player"), _("Total"), _("To go"), ""]]
             greyed = set()
             for i, r in enumerate(board.rows, 1):
                 tag = (
-                    "OUT"
+                    _("OUT")
                     if r.eliminated
-                    else ("deals" if r.is_dealer else ("starts" if r.is_starter else ""))
+                    else (_("deals") if r.is_dealer else (_("starts") if r.is_starter else ""))
                 )
-                rows.append([r.name, str(r.total), "" if r.eliminated else str(r.to_go), tag])
+                rows.append([r.name, num(r.total), "" if r.eliminated else num(r.to_go), tag])
                 if r.eliminated:
                     greyed.add(i)
-            left.add_widget(AutoLbl(f"Out above {board.max_score}.", "s", color=MUTED))
+            left.add_widget(
+                AutoLbl(_("Out above {score}.").format(score=num(board.max_score)), "s", color=MUTED)
+            )
             left.add_widget(scroller(table(rows, [2.6, 1.2, 1.2, 1.6], greyed, bold_col=1)))
             for i, name in enumerate(log["players"]):
                 legend_colours[name] = SERIES[i % len(SERIES)]
         else:
             left.add_widget(AutoLbl(board.lead_text, "l", bold=True))
-            rows = [["Team", "Baazis", "Lead", "Last deal"]]
+            rows = [[_("Team"), _("Baazis"), _("Lead"), _("Last deal")]]
             for t in board.teams:
                 rows.append(
                     [
                         " & ".join(t.players),
-                        str(t.baazis),
-                        str(t.leading_by),
-                        "" if t.last_points is None else str(t.last_points),
+                        num(t.baazis),
+                        num(t.leading_by),
+                        "" if t.last_points is None else num(t.last_points),
                     ]
                 )
             left.add_widget(scroller(table(rows, [3, 1.2, 1.2, 1.5], bold_col=1)))
@@ -1109,17 +1200,18 @@ class ScoreboardScreen(Base):
         body.add_widget(right)
         root.add_widget(body)
         row = hbox(size_hint_y=None, height=TOUCH)
-        word = "round" if board.kind == games.JHYAP else "deal"
+        jhyap = board.kind == games.JHYAP
         if self.kiosk.game is not None and self.kiosk.game.status is GameStatus.PLAYING:
-            undo = Btn("Undo last", self.undo, role="quiet", name="undo", font_size=font("s"))
+            undo = Btn(_("Undo last"), self.undo, role="quiet", name="undo", font_size=font("s"))
             undo.disabled = not board.entries
             row.add_widget(undo)
-            edit = Btn(f"Edit a {word}", self.app.edit_menu, role="quiet", name="edit", font_size=font("s"))
+            edit_text = _("Edit a round") if jhyap else _("Edit a deal")
+            edit = Btn(edit_text, self.app.edit_menu, role="quiet", name="edit", font_size=font("s"))
             edit.disabled = not board.entries
             row.add_widget(edit)
             row.add_widget(
                 Btn(
-                    "End game" if board.kind == games.SEEP else "Stop game",
+                    _("End game") if board.kind == games.SEEP else _("Stop game"),
                     self.app.end_game,
                     role="quiet",
                     name="end",
@@ -1128,7 +1220,7 @@ class ScoreboardScreen(Base):
             )
         row.add_widget(
             Btn(
-                "Back to game" if landscape() else "Back",
+                _("Back to game") if landscape() else _("Back"),
                 self.app.back_from_scores,
                 role="primary",
                 name="back-to-game",
@@ -1143,9 +1235,11 @@ class GameOverScreen(Base):
         assert game is not None
         log = game.log()
         stats = boards.game_stats(log)
-        root.add_widget(self.top_bar("Game over", back=("Home", self.app.go_home), scores=bool(game.entries)))
+        root.add_widget(
+            self.top_bar(_("Game over"), back=(_("Home"), self.app.go_home), scores=bool(game.entries))
+        )
         if game.status is GameStatus.ABANDONED:
-            root.add_widget(AutoLbl("Game stopped before the end.", "xl", bold=True))
+            root.add_widget(AutoLbl(_("Game stopped before the end."), "xl", bold=True))
         else:
             root.add_widget(AutoLbl(stats.headline, "xxl", bold=True, color=WARN, halign="center"))
         facts = vbox(size_hint_y=None)
@@ -1153,8 +1247,8 @@ class GameOverScreen(Base):
             facts.add_widget(AutoLbl(fact, "m"))
         root.add_widget(scroller(facts))
         row = hbox(size_hint_y=None, height=TOUCH + dp(6))
-        row.add_widget(Btn("Tonight", lambda: self.app.go("tonight"), name="tonight"))
-        row.add_widget(Btn("Play again", self.again, role="primary", name="again"))
+        row.add_widget(Btn(_("Tonight"), lambda: self.app.go("tonight"), name="tonight"))
+        row.add_widget(Btn(_("Play again"), self.again, role="primary", name="again"))
         root.add_widget(row)
 
     def again(self) -> None:
@@ -1184,27 +1278,28 @@ class TonightScreen(Base):
 
     def build(self, root: Any) -> None:
         records = self.kiosk.store.tonight()
-        bar = self.top_bar("Tonight", back=("Home", self.app.go_home))
-        export = Btn("Export", self.export, role="primary", name="export", size_hint_x=None, width=dp(130))
+        bar = self.top_bar(_("Tonight"), back=(_("Home"), self.app.go_home))
+        export = Btn(_("Export"), self.export, role="primary", name="export", size_hint_x=None, width=dp(130))
         export.disabled = not records
         bar.add_widget(export)
         root.add_widget(bar)
         body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
         games_box = vbox(size_hint_y=None)
-        games_box.add_widget(AutoLbl("Games", "m", bold=True, color=MUTED))
+        games_box.add_widget(AutoLbl(_("Games"), "m", bold=True, color=MUTED))
         if not records:
-            games_box.add_widget(AutoLbl("No games yet tonight.", "m"))
+            games_box.add_widget(AutoLbl(_("No games yet tonight."), "m"))
         for r in reversed(records):
             line = boards.game_line(r)
-            result = f"won by {line.winner}" if line.winner else line.status
-            word = "round" if line.kind == games.JHYAP else "deal"
+            result = _("won by {winner}").format(winner=line.winner) if line.winner else _(line.status)
+            n = line.entries
+            if line.kind == games.JHYAP:
+                entries = ngettext("{n} round", "{n} rounds", n).format(n=num(n))
+            else:
+                entries = ngettext("{n} deal", "{n} deals", n).format(n=num(n))
+            kind = _("Jhyap") if line.kind == games.JHYAP else _("Seep")
             games_box.add_widget(
                 Btn(
-                    _short(
-                        f"{line.started} {line.kind.capitalize()}: {line.players}  "
-                        f"({line.entries} {word}s, {result})",
-                        110,
-                    ),
+                    _short(f"{num(line.started)} {kind}: {line.players}  ({entries}, {result})", 110),
                     lambda g=r.id: self.app.open_game(g),
                     role="quiet",
                     name=f"game-{r.id}",
@@ -1215,11 +1310,11 @@ class TonightScreen(Base):
             )
         body.add_widget(scroller(games_box))
         standings = boards.standings(records)
-        rows = [["Player", "Played", "Won", "Baazis"]]
+        rows = [[_("Player"), _("Played"), _("Won"), _("Baazis")]]
         for s in standings:
-            rows.append([s.name, str(s.played), str(s.won), str(s.baazis)])
+            rows.append([s.name, num(s.played), num(s.won), num(s.baazis)])
         right = vbox()
-        right.add_widget(AutoLbl("Standings", "m", bold=True, color=MUTED))
+        right.add_widget(AutoLbl(_("Standings"), "m", bold=True, color=MUTED))
         right.add_widget(scroller(table(rows, [3, 1.2, 1, 1.2], bold_col=2)))
         body.add_widget(right)
         root.add_widget(body)
@@ -1234,7 +1329,11 @@ class TonightScreen(Base):
             if record.entries:
                 boards.export_game(record, folder)
                 written += 1
-        self.message = f"Exported {written} game(s) (JSON game log + CSV) to {folder}"
+        self.message = ngettext(
+            "Exported {n} game (JSON game log + CSV) to {folder}",
+            "Exported {n} games (JSON game log + CSV) to {folder}",
+            written,
+        ).format(n=num(written), folder=folder)
         self.refresh()
 
 
@@ -1242,10 +1341,11 @@ class SettingsScreen(Base):
     test_message = ""
 
     def build(self, root: Any) -> None:
-        root.add_widget(self.top_bar("Settings", back=("Home", self.app.go_home)))
+        root.add_widget(self.top_bar(_("Settings"), back=(_("Home"), self.app.go_home)))
         body = vbox(size_hint_y=None)
+        self.language_rows(body)
         current = self.app.camera_spec()
-        body.add_widget(AutoLbl("Camera", "m", bold=True, color=MUTED))
+        body.add_widget(AutoLbl(_("Camera"), "m", bold=True, color=MUTED))
         row = (
             hbox(size_hint_y=None, height=TOUCH)
             if landscape()
@@ -1254,7 +1354,7 @@ class SettingsScreen(Base):
         for spec, text in CAMERA_CHOICES:
             row.add_widget(
                 Btn(
-                    text,
+                    _(text),
                     lambda s=spec: self.set_camera(s),
                     name=f"camera-{spec}",
                     role="selected" if current == spec else "normal",
@@ -1262,21 +1362,66 @@ class SettingsScreen(Base):
             )
         body.add_widget(row)
         if self.app.camera_override:
-            body.add_widget(AutoLbl(f"This run uses --camera {self.app.camera_override}.", "s", color=WARN))
+            body.add_widget(
+                AutoLbl(
+                    _("This run uses --camera {camera}.").format(camera=self.app.camera_override),
+                    "s",
+                    color=WARN,
+                )
+            )
         test = hbox(size_hint_y=None, height=TOUCH)
-        test.add_widget(Btn("Test camera", self.test, name="camera-test", size_hint_x=None, width=dp(180)))
+        test.add_widget(Btn(_("Test camera"), self.test, name="camera-test", size_hint_x=None, width=dp(180)))
         test.add_widget(Lbl(_short(self.test_message, 140), "s"))
         body.add_widget(test)
         store = self.kiosk.store
         size = store.path.stat().st_size if store.path.exists() else 0
         photos = len(list(store.photos_dir.glob("*.jpg")))
-        info = (
-            f"Record: {store.path}\n{size // 1024} KB, {len(store.games())} game(s), {photos} scan photo(s) "
-            f"in {store.photos_dir}\nSet TABLETALLY_DATA_DIR or --data-dir to keep it elsewhere."
+        n_games = len(store.games())
+        info = "\n".join(
+            (
+                _("Record: {path}").format(path=store.path),
+                ", ".join(
+                    (
+                        _("{size} KB").format(size=num(size // 1024)),
+                        ngettext("{n} game", "{n} games", n_games).format(n=num(n_games)),
+                        ngettext("{n} scan photo in {folder}", "{n} scan photos in {folder}", photos).format(
+                            n=num(photos), folder=store.photos_dir
+                        ),
+                    )
+                ),
+                _("Set TABLETALLY_DATA_DIR or --data-dir to keep it elsewhere."),
+            )
         )
-        body.add_widget(AutoLbl("Data", "m", bold=True, color=MUTED))
+        body.add_widget(AutoLbl(_("Data"), "m", bold=True, color=MUTED))
         body.add_widget(AutoLbl(info, "s"))
         root.add_widget(scroller(body))
+
+    def language_rows(self, body: Any) -> None:
+        """The interface language (each in its own script) and the digits every number is shown in."""
+        body.add_widget(AutoLbl(_("Language"), "m", bold=True, color=MUTED))
+        row = hbox(size_hint_y=None, height=TOUCH)
+        for code, name in LANGUAGES.items():
+            row.add_widget(
+                Btn(
+                    name,
+                    lambda c=code: self.app.set_language(c),
+                    name=f"language-{code}",
+                    role="selected" if language() == code else "normal",
+                )
+            )
+        body.add_widget(row)
+        body.add_widget(AutoLbl(_("Digits"), "m", bold=True, color=MUTED))
+        row = hbox(size_hint_y=None, height=TOUCH)
+        for style, sample in ((WESTERN, "0 1 2 3"), (DEVANAGARI, "\u0966 \u0967 \u0968 \u0969")):
+            row.add_widget(
+                Btn(
+                    sample,
+                    lambda s=style: self.app.set_digits(s),
+                    name=f"digits-{style}",
+                    role="selected" if digits() == style else "normal",
+                )
+            )
+        body.add_widget(row)
 
     def set_camera(self, spec: str) -> None:
         self.kiosk.set_camera(spec)
@@ -1286,12 +1431,14 @@ class SettingsScreen(Base):
     def test(self) -> None:
         def done(result: ScanResult) -> None:
             if result.camera_failed:
-                self.test_message = result.error or "no photo"
+                self.test_message = result.error or _("no photo")
             else:
-                self.test_message = f"OK: {result.width}x{result.height} photo from {result.camera}"
+                self.test_message = _("OK: {width}x{height} photo from {camera}").format(
+                    width=num(result.width), height=num(result.height), camera=result.camera
+                )
             self.refresh()
 
-        self.test_message = "Taking a photo..."
+        self.test_message = _("Taking a photo...")
         self.app.scanner.camera_spec = self.app.camera_spec()
         self.app.scanner.scan("test", done, 1, None)
         self.refresh()
@@ -1323,8 +1470,22 @@ class TableTallyApp(App):
     def camera_spec(self) -> str:
         return self.camera_override or self.kiosk.camera_spec()
 
+    # language and digits: kept in the record; a change redraws the screen on show (every screen rebuilds
+    # from the kiosk state when it is shown, in the language in use then)
+    def set_language(self, code: str) -> None:
+        self.kiosk.set_language(code)
+
+    def set_digits(self, style: str) -> None:
+        self.kiosk.set_digits(style)
+
+    def _locale_changed(self) -> None:
+        if getattr(self, "sm", None) is not None:
+            self.refresh()
+
     def build(self) -> ScreenManager:
         setup_theme()
+        self.kiosk.apply_locale()
+        i18n_on_change(self._locale_changed)
         self.sm = ScreenManager(transition=NoTransition())
         self.screens: dict[str, Base] = {
             "home": HomeScreen(self, name="home"),
@@ -1415,7 +1576,7 @@ class TableTallyApp(App):
 
         sheet.body.add_widget(Widget())
         row = hbox(size_hint_y=None, height=TOUCH)
-        row.add_widget(Btn("Cancel", sheet.dismiss, role="quiet", name="sheet-no"))
+        row.add_widget(Btn(_("Cancel"), sheet.dismiss, role="quiet", name="sheet-no"))
         row.add_widget(Btn(yes, do, role="danger", name="sheet-yes"))
         sheet.body.add_widget(row)
         self.open_sheet(sheet)
@@ -1424,20 +1585,29 @@ class TableTallyApp(App):
         game = self.kiosk.game
         assert game is not None
         log = game.log()
-        word = "Round" if game.kind == games.JHYAP else "Deal"
-        sheet = Sheet(f"Edit which {word.lower()}? Every later one is recomputed.")
+        jhyap = game.kind == games.JHYAP
+        sheet = Sheet(
+            _("Edit which round? Every later one is recomputed.")
+            if jhyap
+            else _("Edit which deal? Every later one is recomputed.")
+        )
         items = vbox(size_hint_y=None)
         state = games.score(log)
         for i in range(len(game.entries)):
             if game.kind == games.JHYAP:
                 r = state.rounds[i]
-                text = f"{word} {i + 1}: {r.caller} called ({'made it' if r.caller_won else 'penalty'})"
+                text = (
+                    _("Round {n}: {caller} called (made it)")
+                    if r.caller_won
+                    else _("Round {n}: {caller} called (penalty)")
+                ).format(n=num(i + 1), caller=r.caller)
             else:
                 d = state.deals[i]
-                text = f"{word} {i + 1}: " + ", ".join(f"{t} {p}" for t, p in d.points.items())
+                points = ", ".join(f"{t} {num(p)}" for t, p in d.points.items())
+                text = _("Deal {n}: {points}").format(n=num(i + 1), points=points)
             items.add_widget(Btn(text, lambda i=i: self._edit(sheet, i), name=f"edit-{i}", halign="left"))
         sheet.body.add_widget(scroller(items))
-        sheet.body.add_widget(Btn("Cancel", sheet.dismiss, role="quiet", name="edit-cancel"))
+        sheet.body.add_widget(Btn(_("Cancel"), sheet.dismiss, role="quiet", name="edit-cancel"))
         self.open_sheet(sheet)
 
     def _edit(self, sheet: Sheet, position: int) -> None:
@@ -1448,11 +1618,11 @@ class TableTallyApp(App):
     def end_game(self) -> None:
         kind = self.kiosk.kind
         question = (
-            "End this Seep game now? The team with more baazis wins."
+            _("End this Seep game now? The team with more baazis wins.")
             if kind == games.SEEP
-            else ("Stop this Jhyap game without a winner?")
+            else _("Stop this Jhyap game without a winner?")
         )
-        self.confirm_sheet(question, "End game" if kind == games.SEEP else "Stop game", self._end)
+        self.confirm_sheet(question, _("End game") if kind == games.SEEP else _("Stop game"), self._end)
 
     def _end(self) -> None:
         self.kiosk.end_game()
@@ -1487,4 +1657,5 @@ class TableTallyApp(App):
         return self._photos[path]
 
     def on_stop(self) -> None:
+        i18n_remove_listener(self._locale_changed)
         self.kiosk.save()

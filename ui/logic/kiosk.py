@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.cards import ScorerError
+from ui import i18n
+from ui.i18n import _
 from ui.logic import boards, games
 from ui.logic.jhyap_round import JhyapRoundFlow
 from ui.logic.new_game import NewGameForm
@@ -23,6 +25,8 @@ ROUND = "round"  # the Jhyap round or the Seep deal being entered
 RESULT = "result"  # the result of the last confirmed round/deal
 GAME_OVER = "game_over"
 CAMERA_SETTING = "camera"
+LANGUAGE_SETTING = "language"  # "en", "ne" or "hi"; absent until the players choose (at first start)
+DIGITS_SETTING = "digits"  # "western" (the default) or "devanagari"
 
 
 @dataclass(frozen=True)
@@ -62,10 +66,16 @@ class Kiosk:
         for record in self.store.unfinished():
             line = boards.game_line(record)
             draft = self.store.draft(record.id)
-            where = f"{'round' if record.kind == games.JHYAP else 'deal'} {len(record.entries) + 1}"
+            jhyap = record.kind == games.JHYAP
             if draft and draft.screen == RESULT:
-                where = f"after {'round' if record.kind == games.JHYAP else 'deal'} {len(record.entries)}"
-            text = f"{record.kind.capitalize()} {line.started}: {line.players} ({where})"
+                after = _("after round {n}") if jhyap else _("after deal {n}")
+                where = after.format(n=i18n.num(len(record.entries)))
+            else:
+                where = (_("round {n}") if jhyap else _("deal {n}")).format(
+                    n=i18n.num(len(record.entries) + 1)
+                )
+            kind = _("Jhyap") if jhyap else _("Seep")
+            text = f"{kind} {i18n.num(line.started)}: {line.players} ({where})"
             out.append(Resumable(record.id, text, where))
         return out
 
@@ -239,7 +249,7 @@ class Kiosk:
         if self.game is None:
             raise KioskError("no game is open")
         if not self.game.entries:
-            raise KioskError("There is no round to undo.")
+            raise KioskError(_("There is no round to undo."))
         self.store.undo_last(self.game.id)
         self.game = self.store.game(self.game.id)
         self._new_flow()
@@ -251,7 +261,7 @@ class Kiosk:
         if self.game is None:
             raise KioskError("no game is open")
         if not 0 <= position < len(self.game.entries):
-            raise KioskError(f"There is no round {position + 1}.")
+            raise KioskError(_("There is no round {n}.").format(n=i18n.num(position + 1)))
         self._new_flow(position)
         self.screen = ROUND
         self.save()
@@ -283,3 +293,35 @@ class Kiosk:
 
         parse_spec(spec)
         self.store.set_setting(CAMERA_SETTING, spec)
+
+    def language(self) -> str | None:
+        """The interface language chosen on this kiosk, or None before the players have chosen one."""
+        code = self.store.setting(LANGUAGE_SETTING)
+        return code if code in i18n.LANGUAGES else None
+
+    def set_language(self, code: str) -> None:
+        """Keep the players' language in the record and speak it from now on."""
+        if code not in i18n.LANGUAGES:
+            raise KioskError(f"unknown language {code!r}")
+        self.store.set_setting(LANGUAGE_SETTING, code)
+        i18n.set_language(code)
+
+    def digits(self) -> str:
+        style = self.store.setting(DIGITS_SETTING, i18n.WESTERN) or i18n.WESTERN
+        return style if style in i18n.DIGIT_STYLES else i18n.WESTERN
+
+    def set_digits(self, style: str) -> None:
+        """Keep the digit style (Western or Devanagari) in the record and use it on every screen."""
+        if style not in i18n.DIGIT_STYLES:
+            raise KioskError(f"unknown digits {style!r}")
+        self.store.set_setting(DIGITS_SETTING, style)
+        i18n.set_digits(style)
+
+    def apply_locale(self) -> None:
+        """Speak the language and use the digits kept in the record (a kiosk where no language was chosen
+        yet keeps the one in use)."""
+        code = self.language()
+        if code is not None and code != i18n.language():
+            i18n.set_language(code)
+        if self.digits() != i18n.digits():
+            i18n.set_digits(self.digits())
