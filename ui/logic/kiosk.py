@@ -8,6 +8,7 @@ moment comes back on the same screen with the same cards.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,6 +48,13 @@ class Kiosk:
         self.flow: JhyapRoundFlow | SeepDealFlow | None = None
         self.screen = "home"
         self.result_position: int | None = None
+        # Told after every change that others may show (the phones' scoreboard): a confirmed, undone or
+        # edited round, a game started, opened, closed or ended. Each must return at once.
+        self.listeners: list[Callable[[], None]] = []
+
+    def changed(self) -> None:
+        for listener in self.listeners:
+            listener()
 
     # -- games ------------------------------------------------------------------------------------------
     @property
@@ -89,11 +97,13 @@ class Kiosk:
         self._new_flow()
         self.screen = ROUND
         self.save()
+        self.changed()
         return game_id
 
     def open(self, game_id: int) -> None:
         """Open a game where it was left (its draft), or at a fresh round."""
         self.game = self.store.game(game_id)
+        self.changed()
         # A kiosk that lost power between recording the last round and marking the game over finishes it now.
         self._update_status()
         draft = self.store.draft(game_id)
@@ -124,6 +134,7 @@ class Kiosk:
 
     def close(self) -> None:
         self.game, self.flow, self.screen = None, None, "home"
+        self.changed()
 
     def _flow_from(self, data: dict[str, Any]) -> JhyapRoundFlow | SeepDealFlow:
         if self.kind == games.JHYAP:
@@ -211,6 +222,7 @@ class Kiosk:
         self._new_flow()
         self.screen = RESULT
         self.save()
+        self.changed()
 
     def _confirmed_cards(self) -> dict[str, Any]:
         flow = self.flow
@@ -255,6 +267,7 @@ class Kiosk:
         self._new_flow()
         self.screen = ROUND
         self.save()
+        self.changed()
 
     def edit(self, position: int) -> None:
         """Start editing an earlier round/deal; confirming it recomputes every later one."""
@@ -283,6 +296,7 @@ class Kiosk:
         self.game = self.store.game(self.game.id)
         self.flow = None
         self.screen = GAME_OVER
+        self.changed()
 
     # -- settings -----------------------------------------------------------------------------------
     def camera_spec(self, default: str = "auto") -> str:
