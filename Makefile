@@ -3,7 +3,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tabletally-installed
 
-.PHONY: run test lint typecheck pytest bench demo catalogs translations train evaluate synth gpu-kit clean setup
+.PHONY: run test lint typecheck pytest bench demo catalogs translations train evaluate synth clean setup
 
 $(STAMP): pyproject.toml deploy/dev-setup.sh
 	VENV=$(VENV) bash deploy/dev-setup.sh
@@ -59,10 +59,6 @@ train: $(STAMP)
 
 evaluate: $(STAMP)
 	$(BIN)/python -m models.evaluate
-
-gpu-kit: $(STAMP)   # what the GPU machine trains from: bash models/gpu_kit.sh there (models/README.md)
-	test -f datasets/faces/standard/corners.json || $(BIN)/python -m models.faces --out datasets/faces
-	$(BIN)/python -m models.gpu_kit pack $(if $(START),--start-from $(START))
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

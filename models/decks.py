@@ -142,9 +142,8 @@ def decks_by_name() -> dict[str, Deck]:
 
 
 PROCEDURAL_PREFIX = "proc-"
-KIT_MARKER = "kit.json"  # in a face cache unpacked by models.gpu_kit: its decks are all there is
 # Procedural decks drawn for training (proc-00 ... proc-191, by models.faces: 64 of each generation, see
-# models.procedural.SECOND_GENERATION and THIRD_GENERATION); models.probe uses later ones.
+# models.procedural.SECOND_GENERATION and THIRD_GENERATION).
 PROCEDURAL_TRAINED = 192
 
 
@@ -169,15 +168,11 @@ def installed_decks(decks: tuple[Deck, ...] = ALL_DECKS, faces_dir: Path | None 
     """The listed decks whose SVG file exists on this machine, then the procedural decks in ``faces_dir``.
 
     With ``faces_dir``, an SVG deck whose faces are rendered there (its ``corners.json``) counts as installed
-    even where its SVG file is not: the GPU machine trains from a carried face cache (:mod:`models.gpu_kit`).
-    A cache unpacked from such a kit (it holds :data:`KIT_MARKER`) is the whole list: only its decks count.
+    even where its SVG file is not (a face cache carried to a machine without the Debian card packages).
     """
 
     def cached(d: Deck) -> bool:
         return faces_dir is not None and (faces_dir / d.name / "corners.json").is_file()
 
-    if faces_dir is not None and (faces_dir / KIT_MARKER).is_file():
-        svg = tuple(d for d in decks if cached(d))
-    else:
-        svg = tuple(d for d in decks if d.path.is_file() or cached(d))
+    svg = tuple(d for d in decks if d.path.is_file() or cached(d))
     return svg + (procedural_decks(faces_dir) if faces_dir is not None else ())

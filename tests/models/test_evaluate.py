@@ -332,7 +332,7 @@ def test_real_photos_are_measured_as_the_kiosk_reads_them_too(tmp_path: Path, fa
     # design's card, photographed upside down, is its top detection, and the report says which reading.
     from models.evaluate import KioskReading
     from models.onnx_detect import SHIPPED_ONNX
-    from models.probe import on_table
+    from tests.models.helpers import on_table
     from vision.reader import DEFAULT_READER
 
     face = cv2.imread(str(faces_dir / "ais-tigullio" / "QH.png"), cv2.IMREAD_UNCHANGED)

@@ -10,12 +10,12 @@ import pytest
 
 import models.reader_data
 from models.onnx_detect import OnnxCardDetector
-from models.probe import on_table
 from models.reader_data import NONE_ID, STORE, collect, detector_patches
 from models.reader_data import main as reader_data_main
 from models.reader_train import export, train
 from models.synth import SynthConfig, generate
 from tests.models.conftest import TEST_DECKS
+from tests.models.helpers import on_table
 from vision.reader import DEFAULT_READER, CornerReader
 from vision.types import CARD_CODES
 

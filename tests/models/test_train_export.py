@@ -9,10 +9,10 @@ import pytest
 
 from models.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR
 from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read
-from models.probe import on_table
 from models.synth import SynthConfig, generate
 from models.train import REPO, ConfigError, TrainConfig, load_config, train
 from tests.models.conftest import TEST_DECKS
+from tests.models.helpers import on_table
 
 
 def test_committed_config_loads() -> None:
