@@ -22,6 +22,7 @@ from kivy.uix.modalview import ModalView
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
+from ui.i18n import _, num
 from ui.logic.keyboard import BACKSPACE, DONE, SHIFT, SPACE, NameKeyboard
 from ui.logic.scan import (
     JOKER,
@@ -477,7 +478,7 @@ class Chart(Widget):
                     Line(circle=(pts[0], pts[1], dp(3)), width=dp(2))
         for value in [0, self.limit] if self.limit else [0, top]:
             lbl = Label(
-                text=str(value),
+                text=num(value),
                 font_size=font("xs"),
                 color=MUTED,
                 size_hint=(None, None),
@@ -489,7 +490,7 @@ class Chart(Widget):
             self.add_widget(lbl)
             self._labels.append(lbl)
         lbl = Label(
-            text=f"round {n - 1}" if n > 1 else "",
+            text=_("round {n}").format(n=num(n - 1)) if n > 1 else "",
             font_size=font("xs"),
             color=MUTED,
             size_hint=(None, None),
@@ -542,7 +543,7 @@ class CardPad:
             b = Btn(rank, lambda r=rank: on_rank(r), name=f"rank-{rank}", font_size=font("l"))
             self.rank_buttons[rank] = b
             self.ranks.add_widget(b)
-        self.ranks.add_widget(Btn("Joker", on_joker, name="rank-JK"))
+        self.ranks.add_widget(Btn(_("Joker"), on_joker, name="rank-JK"))
         self.suits = hbox(size_hint_y=None, height=TOUCH + dp(8))
         self.suit_buttons: dict[str, Btn] = {}
         for suit in PICKER_SUITS:
@@ -589,7 +590,7 @@ class CardPickerSheet(Sheet):
         self.on_pick = on_pick
         if current and current.alternatives:
             row = hbox(size_hint_y=None, height=TOUCH)
-            row.add_widget(Lbl("Maybe:", "m", size_hint_x=0.3))
+            row.add_widget(Lbl(_("Maybe:"), "m", size_hint_x=0.3))
             for alt in current.alternatives[:3]:
                 row.add_widget(Btn(card_label(alt), lambda a=alt: self._done(a), name=f"alt-{alt}"))
             self.body.add_widget(row)
@@ -599,13 +600,17 @@ class CardPickerSheet(Sheet):
         bottom = hbox(size_hint_y=None, height=TOUCH)
         if on_keep is not None and current is not None:
             bottom.add_widget(
-                Btn(f"{card_label(current.code)} is right", lambda: self._keep(on_keep), name="keep")
+                Btn(
+                    _("{card} is right").format(card=card_label(current.code)),
+                    lambda: self._keep(on_keep),
+                    name="keep",
+                )
             )
         if on_remove is not None:
             bottom.add_widget(
-                Btn("Remove card", lambda: self._remove(on_remove), role="danger", name="remove")
+                Btn(_("Remove card"), lambda: self._remove(on_remove), role="danger", name="remove")
             )
-        bottom.add_widget(Btn("Cancel", self.dismiss, role="quiet", name="cancel"))
+        bottom.add_widget(Btn(_("Cancel"), self.dismiss, role="quiet", name="cancel"))
         self.body.add_widget(bottom)
         self._mark()
 
@@ -650,9 +655,9 @@ class HandTyperSheet(Sheet):
         self.pad.add_to(self.body)
         self.body.add_widget(Widget())
         bottom = hbox(size_hint_y=None, height=TOUCH)
-        bottom.add_widget(Btn("Clear", self._clear, role="quiet", name="clear"))
-        bottom.add_widget(Btn("Cancel", self.dismiss, role="quiet", name="cancel"))
-        bottom.add_widget(Btn("Done", self._finish, role="primary", name="done"))
+        bottom.add_widget(Btn(_("Clear"), self._clear, role="quiet", name="clear"))
+        bottom.add_widget(Btn(_("Cancel"), self.dismiss, role="quiet", name="cancel"))
+        bottom.add_widget(Btn(_("Done"), self._finish, role="primary", name="done"))
         self.body.add_widget(bottom)
         self._refresh()
 
@@ -660,7 +665,7 @@ class HandTyperSheet(Sheet):
         self.chips.clear_widgets()
         if not self.codes:
             self.chips.add_widget(
-                Lbl("Tap a rank, then a suit.", "m", size_hint=(1, None), height=TOUCH, color=MUTED)
+                Lbl(_("Tap a rank, then a suit."), "m", size_hint=(1, None), height=TOUCH, color=MUTED)
             )
         for i, code in enumerate(self.codes):
             self.chips.add_widget(CardChip(HandCard(code), lambda i=i: self._drop(i), name=f"chip-{i}"))
@@ -723,7 +728,7 @@ class NameKeyboardSheet(Sheet):
         for row in self.kb.rows():
             line = hbox(spacing=dp(4))
             for key in row:
-                label = {SPACE: "space", DONE: "Add", BACKSPACE: BACKSPACE, SHIFT: "Aa"}.get(key, key)
+                label = {SPACE: _("space"), DONE: _("Add"), BACKSPACE: BACKSPACE, SHIFT: "Aa"}.get(key, key)
                 role = "primary" if key == DONE else ("quiet" if len(key) > 1 and key != SPACE else "normal")
                 b = Btn(
                     label,
@@ -740,7 +745,7 @@ class NameKeyboardSheet(Sheet):
                 line.add_widget(b)
             if key == DONE:  # the bottom row: script switch, space, cancel, add
                 cancel = Btn(
-                    "Cancel",
+                    _("Cancel"),
                     self.dismiss,
                     role="quiet",
                     name="key-cancel",

@@ -251,7 +251,7 @@ def test_a_caller_above_the_limit_is_flagged_before_scoring(kiosk: Kiosk) -> Non
     flow.pick_caller("बिकास")
     for p, cards in ROUND1.items():
         flow.type_hand(p, cards)
-    assert flow.problems() == ["round 1: caller बिकास's hand totals 29, over the call limit of 5"]
+    assert flow.problems() == ["बिकास called with 29 in hand, over the call limit of 5."]
     with pytest.raises(KioskError, match="over the call limit"):
         kiosk.confirm()
     assert kiosk.store.game(kiosk.game.id).entries == ()
@@ -264,7 +264,7 @@ def test_a_card_the_deck_cannot_hold_twice_is_flagged_and_marked(kiosk: Kiosk) -
     for p, cards in ROUND1.items():
         flow.type_hand(p, cards)
     flow.add_card("Dipa", "AS")
-    assert "AS appears 2 times across the hands, but 1 deck holds only 1" in flow.problems()[0]
+    assert "A\u2660 appears 2 times across the hands, but 1 deck holds only 1." in flow.problems()[0]
     assert next(h for h in flow.hand_views() if h.player == "Dipa").over_deck == {"AS"}
 
 
@@ -475,7 +475,7 @@ def test_seep_100_point_check_names_the_missing_cards(kiosk: Kiosk) -> None:
     flow.type_cards("A", ["6S", "7S", "8S", "9S", "AD"])
     flow.type_cards("B", ["AS", "2S", "3S", "4S", "5S", "10S", "JS", "QS", "KS", "AH", "10D"])
     assert flow.missing() == ("AC",)
-    assert flow.problems() and "AC" in flow.problems()[0]
+    assert flow.problems() and "A\u2663" in flow.problems()[0]
     flow.add_card("B", "AC")
     assert flow.problems() == []
 
@@ -534,7 +534,8 @@ def test_export_writes_a_game_log_that_tabletally_replay_accepts(kiosk: Kiosk, t
         [sys.executable, "-m", "ui.cli", "replay", str(json_path)], capture_output=True, text=True, check=True
     )
     assert json.loads(replay.stdout)["totals"] == {"Asha": 4, "बिकास": 59, "Chandra": 57, "Dipa": 11}
-    rows = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
+    assert csv_path.read_bytes().startswith(b"\xef\xbb\xbf")  # UTF-8 with a BOM: spreadsheets read Devanagari
+    rows = list(csv.DictReader(io.StringIO(csv_path.read_text(encoding="utf-8-sig"))))
     assert [r["round"] for r in rows] == ["1", "2"]
     assert rows[1]["बिकास cards"] == "KH KD QS" and rows[1]["बिकास total"] == "59"
     assert rows[0]["caller_won"] == "yes"

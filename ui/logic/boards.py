@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ui.i18n import N_, _, ngettext, num
 from ui.logic import games
 from ui.store import GameRecord, GameStatus
 
@@ -70,7 +71,7 @@ def jhyap_board(log: dict[str, Any]) -> Board:
     series = {p: [0] + [r.totals[p] for r in state.rounds] for p in game.players}
     return Board(
         kind=games.JHYAP,
-        title=f"Round {len(state.rounds)}" if state.rounds else "No rounds yet",
+        title=_("Round {n}").format(n=num(len(state.rounds))) if state.rounds else _("No rounds yet"),
         rows=tuple(rows),
         series=series,
         max_score=max_score,
@@ -102,15 +103,21 @@ def seep_board(log: dict[str, Any]) -> Board:
     for d in state.deals:
         for t in log["teams"]:
             series[t].append(d.lead.points if d.lead.team == t else 0)
-    lead_text = "Level" if lead.team is None else f"{team_name(log, lead.team)} lead by {lead.points}"
+    lead_text = _lead_text(log, lead.team, lead.points)
     return Board(
         kind=games.SEEP,
-        title=f"Deal {len(state.deals)}" if state.deals else "No deals yet",
+        title=_("Deal {n}").format(n=num(len(state.deals))) if state.deals else _("No deals yet"),
         teams=teams,
         series=series,
         entries=len(state.deals),
         lead_text=lead_text,
     )
+
+
+def _lead_text(log: dict[str, Any], team: str | None, points: int) -> str:
+    if team is None:
+        return _("Level")
+    return _("{team} lead by {points}").format(team=team_name(log, team), points=num(points))
 
 
 def board(log: dict[str, Any]) -> Board:
@@ -145,18 +152,25 @@ def jhyap_round_result(log: dict[str, Any], position: int | None = None) -> Roun
     result = state.rounds[position if position is not None else -1]
     caller = result.caller
     if result.caller_won:
-        headline = f"{caller} called Jhyap and made it: 0 points"
+        headline = _("{caller} called Jhyap and made it: {points} points").format(
+            caller=caller, points=num(0)
+        )
     else:
-        headline = f"{caller} called Jhyap and lost: {result.points[caller]} points (penalty)"
+        points = result.points[caller]
+        headline = ngettext(
+            "{caller} called Jhyap and lost: {points} point (penalty)",
+            "{caller} called Jhyap and lost: {points} points (penalty)",
+            points,
+        ).format(caller=caller, points=num(points))
     lines = []
     for name in log["players"]:
         notes = []
         if name == caller:
-            notes.append("called")
+            notes.append(_("called"))
         if name in result.halved:
-            notes.append(f"halved to {result.totals[name]}")
+            notes.append(_("halved to {total}").format(total=num(result.totals[name])))
         if name in result.eliminated:
-            notes.append("OUT")
+            notes.append(_("OUT"))
         lines.append(
             ResultLine(
                 name=name,
@@ -168,11 +182,19 @@ def jhyap_round_result(log: dict[str, Any], position: int | None = None) -> Roun
         )
     is_last = position is None or position == len(state.rounds) - 1
     if state.finished and is_last:
-        next_text = f"{state.winner} wins the game!" if state.winner else "The game ends without a winner."
+        next_text = (
+            _("{winner} wins the game!").format(winner=state.winner)
+            if state.winner
+            else _("The game ends without a winner.")
+        )
     elif is_last:
-        next_text = f"Next: {state.next_dealer} deals, {state.next_starter} starts."
+        next_text = _("Next: {dealer} deals, {starter} starts.").format(
+            dealer=state.next_dealer, starter=state.next_starter
+        )
     else:
-        next_text = f"{result.next_starter} started round {result.number + 1}."
+        next_text = _("{starter} started round {n}.").format(
+            starter=result.next_starter, n=num(result.number + 1)
+        )
     finished = state.finished and is_last
     return RoundResult(result.number, headline, tuple(lines), next_text, finished, state.winner)
 
@@ -190,15 +212,15 @@ def seep_deal_result(log: dict[str, Any], position: int | None = None) -> DealRe
     state = games.score(log)
     d = state.deals[position if position is not None else -1]
     lines = tuple((team_name(log, t), d.card_points[t], d.sweep_points[t], d.points[t]) for t in log["teams"])
-    lead_text = "Level" if d.lead.team is None else f"{team_name(log, d.lead.team)} lead by {d.lead.points}"
+    lead_text = _lead_text(log, d.lead.team, d.lead.points)
     baazi_text = None
     if d.baazi is not None:
         why = (
-            "the other team scored under the minimum"
+            _("the other team scored under the minimum")
             if d.baazi.reason.value == "under_minimum"
-            else ("their lead reached the baazi line")
+            else _("their lead reached the baazi line")
         )
-        baazi_text = f"Baazi to {team_name(log, d.baazi.winner)}: {why}."
+        baazi_text = _("Baazi to {team}: {why}.").format(team=team_name(log, d.baazi.winner), why=why)
     baazis = tuple((team_name(log, t), state.baazis[t]) for t in log["teams"])
     return DealResult(d.number, lines, lead_text, baazi_text, baazis)
 
@@ -220,24 +242,35 @@ def game_stats(log: dict[str, Any]) -> GameStats:
         calls: dict[str, list[int]] = {}
         for r in state.rounds:
             calls.setdefault(r.caller, [0, 0])[0 if r.caller_won else 1] += 1
-        facts.append(f"{len(state.rounds)} rounds played")
+        n = len(state.rounds)
+        facts.append(ngettext("{n} round played", "{n} rounds played", n).format(n=num(n)))
         for name, (won, lost) in sorted(calls.items(), key=lambda kv: -kv[1][0]):
-            facts.append(f"{name}: {won} successful call(s), {lost} penalty(ies)")
+            made = ngettext("{n} successful call", "{n} successful calls", won).format(n=num(won))
+            paid = ngettext("{n} penalty", "{n} penalties", lost).format(n=num(lost))
+            facts.append(f"{name}: {made}, {paid}")
         halvings = sum(len(r.halved) for r in state.rounds)
         if halvings:
-            facts.append(f"{halvings} halving(s)")
+            facts.append(ngettext("{n} halving", "{n} halvings", halvings).format(n=num(halvings)))
         winner = state.winner
-        headline = f"{winner} wins!" if winner else "No winner: the last players went out together"
+        headline = (
+            _("{winner} wins!").format(winner=winner)
+            if winner
+            else _("No winner: the last players went out together")
+        )
         return GameStats(winner, headline, tuple(facts))
     sweeps: dict[str, int] = {t: 0 for t in log["teams"]}
     for deal in log["deals"]:
         for s in deal.get("sweeps", []):
             sweeps[s["team"]] += 1
-    facts.append(f"{len(state.deals)} deals played")
+    n = len(state.deals)
+    facts.append(ngettext("{n} deal played", "{n} deals played", n).format(n=num(n)))
     for t in log["teams"]:
-        facts.append(f"{team_name(log, t)}: {state.baazis[t]} baazi(s), {sweeps[t]} sweep(s)")
+        b, s = state.baazis[t], sweeps[t]
+        baazis = ngettext("{n} baazi", "{n} baazis", b).format(n=num(b))
+        swept = ngettext("{n} sweep", "{n} sweeps", s).format(n=num(s))
+        facts.append(f"{team_name(log, t)}: {baazis}, {swept}")
     winner = seep_winner(log)
-    headline = f"{winner} win!" if winner else "The baazis are level"
+    headline = _("{winner} win!").format(winner=winner) if winner else _("The baazis are level")
     return GameStats(winner, headline, tuple(facts))
 
 
@@ -276,8 +309,14 @@ def game_line(record: GameRecord) -> GameLine:
     if record.kind == games.JHYAP:
         players = ", ".join(record.definition["players"])
     else:
-        players = f"{team_name(dict(record.definition), 'A')} v {team_name(dict(record.definition), 'B')}"
-    status = {GameStatus.PLAYING: "playing", GameStatus.FINISHED: "finished", GameStatus.ABANDONED: "stopped"}
+        teams = (team_name(dict(record.definition), "A"), team_name(dict(record.definition), "B"))
+        players = _("{a} v {b}").format(a=teams[0], b=teams[1])
+    # Marked for the catalogs; the screen translates them (a GameLine may outlive a language switch).
+    status = {
+        GameStatus.PLAYING: N_("playing"),
+        GameStatus.FINISHED: N_("finished"),
+        GameStatus.ABANDONED: N_("stopped"),
+    }
     return GameLine(
         game_id=record.id,
         kind=record.kind,
@@ -312,7 +351,8 @@ def standings(records: Sequence[GameRecord]) -> list[Standing]:
 
 
 def rounds_csv(log: dict[str, Any]) -> str:
-    """A CSV of the rounds (Jhyap) or deals (Seep), with the scorer's numbers."""
+    """A CSV of the rounds (Jhyap) or deals (Seep), with the scorer's numbers. Its headers and values are
+    language-neutral (English keys, Western digits) whatever language the kiosk speaks."""
     out = io.StringIO()
     writer = csv.writer(out)
     state = games.score(log)
@@ -348,12 +388,14 @@ def rounds_csv(log: dict[str, Any]) -> str:
 
 
 def export_game(record: GameRecord, folder: Path) -> tuple[Path, Path]:
-    """Write a game's JSON game log (for ``tabletally replay``) and its CSV of rounds into ``folder``."""
+    """Write a game's JSON game log (for ``tabletally replay``) and its CSV of rounds into ``folder``.
+
+    The CSV is UTF-8 with a byte-order mark, so spreadsheets read names in Devanagari right."""
     folder.mkdir(parents=True, exist_ok=True)
     stem = f"{record.created.strftime('%Y-%m-%d')}-game{record.id}-{record.kind}"
     log = games.canonical_log(record.log())
     json_path = folder / f"{stem}.json"
     csv_path = folder / f"{stem}.csv"
     json_path.write_text(json.dumps(log, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    csv_path.write_text(rounds_csv(record.log()), encoding="utf-8", newline="")
+    csv_path.write_text(rounds_csv(record.log()), encoding="utf-8-sig", newline="")
     return json_path, csv_path

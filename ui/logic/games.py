@@ -14,6 +14,8 @@ from typing import Any
 
 from scorer.cards import Card, ScorerError
 from scorer.jhyap import JhyapGame, JhyapRules, JhyapState, hand_value, score_jhyap
+from ui.i18n import N_
+from ui.logic.rule_messages import explain
 
 JHYAP = "jhyap"
 SEEP = "seep"
@@ -39,16 +41,16 @@ class RuleField:
 
 
 _LABELS = {
-    "max_score": "Out above",
-    "call_limit": "Call limit",
-    "caller_penalty": "Caller penalty",
-    "tie_penalizes_caller": "A tie beats the caller",
-    "halve_exact": "Exactly 200 halves",
-    "baazi_lead": "Baazi at lead",
-    "min_points": "Lose below",
-    "sweep_points": "Sweep",
-    "first_sweep_points": "First-play sweep",
-    "last_sweep_points": "Last-play sweep",
+    "max_score": N_("Out above"),
+    "call_limit": N_("Call limit"),
+    "caller_penalty": N_("Caller penalty"),
+    "tie_penalizes_caller": N_("A tie beats the caller"),
+    "halve_exact": N_("Exactly 200 halves"),
+    "baazi_lead": N_("Baazi at lead"),
+    "min_points": N_("Lose below"),
+    "sweep_points": N_("Sweep"),
+    "first_sweep_points": N_("First-play sweep"),
+    "last_sweep_points": N_("Last-play sweep"),
 }
 
 
@@ -158,7 +160,7 @@ def check_jhyap_entry(
             rounds[position] = dict(entry)
             score({**log, "rounds": rounds})
     except ScorerError as exc:
-        return str(exc)
+        return explain(str(exc))
     return None
 
 
@@ -220,7 +222,7 @@ def check_seep_entry(
             deals[position] = dict(entry)
         score({**log, "deals": deals})
     except ScorerError as exc:
-        return str(exc)
+        return explain(str(exc))
     return None
 
 

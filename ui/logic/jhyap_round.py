@@ -14,6 +14,7 @@ from typing import Any
 
 from scorer.cards import ScorerError
 from scorer.jhyap import JhyapState
+from ui.i18n import _, ngettext, num
 from ui.logic import games
 from ui.logic.scan import HandCard, ScanResult, normalize_code
 
@@ -160,10 +161,12 @@ class JhyapRoundFlow:
             self.hands[player] = [cards[i] for i in groups[g]]
             assigned.add(player)
         if cards and len(groups) != len(self.active) and not self.message:
-            self.message = (
-                f"The photo shows {len(groups)} hand(s) for {len(self.active)} players: check whose is "
-                "whose, or scan players one at a time."
-            )
+            shown = ngettext(
+                "The photo shows {n} hand for {players} players:",
+                "The photo shows {n} hands for {players} players:",
+                len(groups),
+            ).format(n=num(len(groups)), players=num(len(self.active)))
+            self.message = shown + " " + _("check whose is whose, or scan players one at a time.")
 
     def rotate_seats(self) -> None:
         """Shift every hand of the table scan one seat clockwise (when the guess of whose is whose is off)."""
@@ -257,10 +260,10 @@ class JhyapRoundFlow:
         """Everything that stops this round from being scored, in the words the players will read."""
         out: list[str] = []
         if self.caller is None:
-            out.append("Pick who called Jhyap.")
+            out.append(_("Pick who called Jhyap."))
         missing = [p for p in self.active if not self.hands.get(p)]
         if missing:
-            out.append("No cards yet for " + ", ".join(missing) + ".")
+            out.append(_("No cards yet for {players}.").format(players=", ".join(missing)))
         if out:
             return out
         error = self.check()
@@ -270,7 +273,7 @@ class JhyapRoundFlow:
 
     def check(self) -> str | None:
         if self.caller is None:
-            return "Pick who called Jhyap."
+            return _("Pick who called Jhyap.")
         entry = self.entry()
         if self.edit_position is None:
             return games.check_jhyap_entry(self.log, entry)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ui.i18n import _, num
 from ui.logic import games
 
 MAX_NAME = 16
@@ -48,19 +49,19 @@ class NewGameForm:
     def add(self, name: str) -> None:
         name = " ".join(name.split())
         if not name:
-            raise FormError("Type a name first.")
+            raise FormError(_("Type a name first."))
         if len(name) > MAX_NAME:
-            raise FormError(f"{name!r} is too long (at most {MAX_NAME} letters).")
+            raise FormError(_("{name} is too long (at most {n} letters).").format(name=name, n=num(MAX_NAME)))
         same = [n for n in self.names if n.casefold() == name.casefold()]
         if same:
-            raise FormError(f"{same[0]} is already playing.")
+            raise FormError(_("{name} is already playing.").format(name=same[0]))
         if len(self.names) >= self.max_players:
-            raise FormError(f"{self.max_players} players at most.")
+            raise FormError(_("{n} players at most.").format(n=num(self.max_players)))
         self.names.append(name)
 
     def remove(self, name: str) -> None:
         if name not in self.names:
-            raise FormError(f"{name} is not in this game.")
+            raise FormError(_("{name} is not in this game.").format(name=name))
         self.names.remove(name)
         if self.first_dealer == name:
             self.first_dealer = None
@@ -77,7 +78,7 @@ class NewGameForm:
 
     def set_dealer(self, name: str) -> None:
         if name not in self.names:
-            raise FormError(f"{name} is not in this game.")
+            raise FormError(_("{name} is not in this game.").format(name=name))
         self.first_dealer = name
 
     @property
@@ -108,7 +109,7 @@ class NewGameForm:
 
     def set_decks(self, decks: int | None) -> None:
         if decks is not None and not 1 <= decks <= 3:
-            raise FormError(f"{decks} decks: choose 1, 2 or 3.")
+            raise FormError(_("{n} decks: choose 1, 2 or 3.").format(n=num(decks)))
         self.decks = decks
 
     def default_decks(self) -> int:
@@ -120,9 +121,13 @@ class NewGameForm:
     def problems(self) -> list[str]:
         n = len(self.names)
         if self.kind == games.SEEP and n != SEEP_PLAYERS:
-            return [f"Seep needs 4 players ({n} so far)."]
+            return [_("Seep needs 4 players ({n} so far).").format(n=num(n))]
         if self.kind == games.JHYAP and n < self.min_players:
-            return [f"Jhyap needs at least {self.min_players} players ({n} so far)."]
+            return [
+                _("Jhyap needs at least {min} players ({n} so far).").format(
+                    min=num(self.min_players), n=num(n)
+                )
+            ]
         return []
 
     def build(self) -> NewGame:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scorer.cards import CARD_CODES, Card, Rank, Suit
-from ui.i18n import N_
+from ui.i18n import N_, _
 
 if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector loads, not at start-up
     from vision.detector import Detector
@@ -44,10 +44,10 @@ class ScanPhase(Enum):
 PHASE_TEXT = {
     ScanPhase.IDLE: "",
     ScanPhase.LOADING: N_("Getting the card reader ready..."),
-    ScanPhase.CAMERA: "Taking the photo...",
-    ScanPhase.READING: "Reading the cards...",
-    ScanPhase.DONE: "Done",
-    ScanPhase.FAILED: "Scan failed",
+    ScanPhase.CAMERA: N_("Taking the photo..."),
+    ScanPhase.READING: N_("Reading the cards..."),
+    ScanPhase.DONE: N_("Done"),
+    ScanPhase.FAILED: N_("Scan failed"),
 }
 
 
@@ -134,7 +134,7 @@ RED_SUITS = frozenset({"H", "D"})
 def card_label(code: str) -> str:
     """A card code as shown on screen: 10♠, A♥, Joker."""
     if code == JOKER:
-        return "Joker"
+        return _("Joker")
     return code[:-1] + SUIT_SIGNS.get(code[-1], code[-1])
 
 
@@ -427,19 +427,18 @@ def _sentence(exc: BaseException) -> str:
 
 
 def _camera_message(exc: BaseException) -> str:
-    return (
-        f"The camera did not give a photo: {_sentence(exc)} "
-        "Check the camera and tap Retry, or type the cards."
-    )
+    return _(
+        "The camera did not give a photo: {reason} Check the camera and tap Retry, or type the cards."
+    ).format(reason=_sentence(exc))
 
 
 def _reading_message(exc: BaseException) -> str:
-    return f"Could not read the cards: {_sentence(exc)} Type them instead."
+    return _("Could not read the cards: {reason} Type them instead.").format(reason=_sentence(exc))
 
 
 def _model_message(exc: BaseException) -> str:
     from vision.detector import DEFAULT_ONNX
 
     if not DEFAULT_ONNX.exists():
-        return "No card model yet: type the cards (or tap them on the photo to fix them)."
-    return f"The card model did not load ({exc}). Type the cards instead."
+        return _("No card model yet: type the cards (or tap them on the photo to fix them).")
+    return _("The card model did not load ({reason}). Type the cards instead.").format(reason=exc)

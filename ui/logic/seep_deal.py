@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scorer.cards import ScorerError
+from ui.i18n import _
 from ui.logic import games
 from ui.logic.scan import HandCard, ScanResult, normalize_code
 
@@ -130,7 +131,7 @@ class SeepDealFlow:
 
     def problems(self) -> list[str]:
         if all(c is None for c in self.captured.values()):
-            return ["Scan one team's point cards (or both)."]
+            return [_("Scan one team's point cards (or both).")]
         if self.edit_position is None:
             error = games.check_seep_entry(self.log, self.entry())
         else:
