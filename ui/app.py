@@ -7,6 +7,7 @@ method and then refreshes. Scans run in the scanner's worker thread and come bac
 
 from __future__ import annotations
 
+import io
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,7 @@ from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.metrics import dp
 from kivy.uix.gridlayout import GridLayout
+from kivy.uix.image import Image
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from kivy.uix.widget import Widget
 
@@ -29,6 +31,7 @@ from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError
 from ui.logic.new_game import FormError, NewGameForm
 from ui.logic.scan import PHASE_TEXT, Scanner, ScanResult, card_label
 from ui.logic.seep_deal import SeepDealFlow
+from ui.share.sharing import Sharing
 from ui.store import GameStatus, Store
 from ui.widgets import (
     DANGER,
@@ -66,6 +69,16 @@ CAMERA_CHOICES = (
     ("webcam", N_("USB webcam")),
     ("demo", N_("Demo photos")),
 )
+
+
+def qr_texture(png: bytes) -> Any:
+    """A QR code's PNG as a texture that stays sharp when scaled up (the phones' address in Settings)."""
+    from kivy.core.image import Image as CoreImage
+
+    texture = CoreImage(io.BytesIO(png), ext="png").texture
+    texture.mag_filter = "nearest"
+    texture.min_filter = "nearest"
+    return texture
 
 
 def _short(text: str, n: int = 120) -> str:
@@ -1373,6 +1386,7 @@ class SettingsScreen(Base):
         test.add_widget(Btn(_("Test camera"), self.test, name="camera-test", size_hint_x=None, width=dp(180)))
         test.add_widget(Lbl(_short(self.test_message, 140), "s"))
         body.add_widget(test)
+        self.sharing_rows(body)
         store = self.kiosk.store
         size = store.path.stat().st_size if store.path.exists() else 0
         photos = len(list(store.photos_dir.glob("*.jpg")))
@@ -1395,6 +1409,53 @@ class SettingsScreen(Base):
         body.add_widget(AutoLbl(_("Data"), "m", bold=True, color=MUTED))
         body.add_widget(AutoLbl(info, "s"))
         root.add_widget(scroller(body))
+
+    def sharing_rows(self, body: Any) -> None:
+        """The phones' scoreboard: the switch, then the address, its QR code and port (or what is wrong)."""
+        sharing = self.app.sharing
+        view = sharing.view()
+        body.add_widget(AutoLbl(_("Scores on phones"), "m", bold=True, color=MUTED))
+        row = hbox(size_hint_y=None, height=TOUCH)
+        row.add_widget(
+            Btn(
+                _("Off"),
+                lambda: self.share(False),
+                name="share-off",
+                role="normal" if view.on else "selected",
+            )
+        )
+        row.add_widget(
+            Btn(_("On"), lambda: self.share(True), name="share-on", role="selected" if view.on else "normal")
+        )
+        body.add_widget(row)
+        if view.error:
+            body.add_widget(AutoLbl(view.error, "s", color=WARN))
+        if not view.on:
+            body.add_widget(
+                AutoLbl(_("Players on the home network can follow tonight's scores on their phones."), "s")
+            )
+            return
+        text = [
+            _("Open on a phone on this network:"),
+            view.url or "-",
+            _("Port {port}").format(port=view.port),
+        ]
+        text += list(view.other_urls)
+        if view.qr is not None:
+            line = hbox(size_hint_y=None, height=dp(190), spacing=dp(12))
+            image = Image(texture=qr_texture(view.qr), size_hint=(None, None), size=(dp(190), dp(190)))
+            image.name = "share-qr"
+            line.add_widget(image)
+            line.add_widget(AutoLbl("\n".join(text), "m"))
+            body.add_widget(line)
+        else:
+            body.add_widget(AutoLbl("\n".join(text), "m"))
+        if view.warning:
+            body.add_widget(AutoLbl(view.warning, "s", color=WARN))
+
+    def share(self, on: bool) -> None:
+        self.app.sharing.switch(on)
+        self.refresh()
 
     def language_rows(self, body: Any) -> None:
         """The interface language (each in its own script) and the digits every number is shown in."""
@@ -1450,7 +1511,15 @@ class SettingsScreen(Base):
 class TableTallyApp(App):
     title = "TableTally"
 
-    def __init__(self, store: Store, camera: str | None = None, model_path: Path | None = None, **kw: Any):
+    def __init__(
+        self,
+        store: Store,
+        camera: str | None = None,
+        model_path: Path | None = None,
+        share: bool = False,
+        share_port: int | None = None,
+        **kw: Any,
+    ):
         super().__init__(**kw)
         self.store = store
         self.camera_override = camera
@@ -1462,6 +1531,8 @@ class TableTallyApp(App):
         self.scan_pending = False  # a scan was started and its result is not on screen yet
         self.screen_errors: list[str] = []  # screens that failed to build (the kiosk went home instead)
         self.scanner = Scanner(self.camera_spec(), model_path, dispatch=self._dispatch)
+        self.share_forced = share  # tabletally kiosk --share
+        self.sharing = Sharing(self.kiosk, port=share_port)
 
     @staticmethod
     def _dispatch(fn: Callable[[], None]) -> None:
@@ -1502,6 +1573,8 @@ class TableTallyApp(App):
             self.sm.add_widget(screen)
         Window.bind(size=lambda *_: Clock.schedule_once(lambda _dt: self.refresh(), 0))
         Clock.schedule_once(lambda _dt: self.go("home"), 0)
+        self.scanner.warm_up()  # the card model loads while the players choose a game
+        self.sharing.start_at_launch(forced=self.share_forced)  # the phones' scoreboard, when switched on
         return self.sm
 
     # navigation
@@ -1529,6 +1602,7 @@ class TableTallyApp(App):
 
     def go_home(self) -> None:
         self.kiosk.close()
+        self.scanner.release_camera()
         self.go("home")
 
     def new_game(self, kind: str) -> None:
@@ -1546,6 +1620,10 @@ class TableTallyApp(App):
         self.show_game()
 
     def show_game(self) -> None:
+        if self.kiosk.screen == GAME_OVER:
+            self.scanner.release_camera()
+        else:  # a game is on: the camera opens, settles and focuses now, and stays ready between rounds
+            self.scanner.warm_up(camera=True)
         if self.kiosk.screen == RESULT:
             self.go("result")
         elif self.kiosk.screen == GAME_OVER:
@@ -1592,17 +1670,18 @@ class TableTallyApp(App):
             else _("Edit which deal? Every later one is recomputed.")
         )
         items = vbox(size_hint_y=None)
-        state = games.score(log)
+        rounds = games.jhyap_state(log).rounds if jhyap else ()
+        deals = () if jhyap else games.seep_state(log).deals
         for i in range(len(game.entries)):
             if game.kind == games.JHYAP:
-                r = state.rounds[i]
+                r = rounds[i]
                 text = (
                     _("Round {n}: {caller} called (made it)")
                     if r.caller_won
                     else _("Round {n}: {caller} called (penalty)")
                 ).format(n=num(i + 1), caller=r.caller)
             else:
-                d = state.deals[i]
+                d = deals[i]
                 points = ", ".join(f"{t} {num(p)}" for t, p in d.points.items())
                 text = _("Deal {n}: {points}").format(n=num(i + 1), points=points)
             items.add_widget(Btn(text, lambda i=i: self._edit(sheet, i), name=f"edit-{i}", halign="left"))
@@ -1626,6 +1705,7 @@ class TableTallyApp(App):
 
     def _end(self) -> None:
         self.kiosk.end_game()
+        self.scanner.release_camera()
         self.go("game_over")
 
     # scanning
@@ -1657,5 +1737,7 @@ class TableTallyApp(App):
         return self._photos[path]
 
     def on_stop(self) -> None:
+        self.sharing.turn_off()
         i18n_remove_listener(self._locale_changed)
+        self.scanner.release_camera()
         self.kiosk.save()

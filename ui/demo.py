@@ -70,10 +70,11 @@ ROUNDS: list[tuple[str, dict[str, list[str]]]] = [
         "Asha",
         {
             "Asha": ["JK"],
-            "Chandra": ["KS", "KH", "KD", "KC", "QS", "QH"],
-            "Dipa": ["QD", "QC", "JS", "JH", "JD", "JC", "2S"],
+            "Chandra": ["KS", "KH", "KD", "KC", "9S"],
+            "Dipa": ["QD", "QC", "JS", "JH", "JD"],
         },
     ),
+    ("Asha", {"Asha": ["JK"], "Chandra": ["KS", "KH"], "Dipa": ["QD", "QC"]}),
 ]
 # Seep: point cards each team scanned (None: not scanned, the scorer gives it the rest), and sweeps.
 DEALS: list[tuple[dict[str, list[str] | None], list[tuple[str, str]]]] = [
@@ -110,6 +111,7 @@ class Driver:
         self.taps = 0
         self.timings: dict[str, list[float]] = {}
         self.small_targets: list[str] = []
+        self.cut_text: list[str] = []
         self.settle = 0.0  # seconds the next step must wait for this tap to take effect
 
     def timed(self, what: str, seconds: float) -> None:
@@ -192,6 +194,19 @@ class Driver:
                     f"{label}: {name!r} off screen at {x1:.0f},{y1:.0f}-{x2:.0f},{y2:.0f}"
                 )
 
+    def check_text(self, label: str) -> None:
+        """Every label and button on screen must show its whole text inside its box: not shortened with
+        an ellipsis, not wrapped past its height, no word wider than its width (``text_fit_problem``)."""
+        from kivy.core.window import Window
+        from kivy.uix.label import Label
+
+        for w in self.widgets():
+            if not isinstance(w, Label) or w.get_root_window() is not Window:
+                continue
+            problem = text_fit_problem(w)
+            if problem:
+                self.cut_text.append(f"{label}: {w.text!r} {problem}")
+
     def press(self, *names: str) -> Generator[Any, None, None]:
         """Tap these buttons in turn, letting the app draw a frame after each."""
         for name in names:
@@ -204,6 +219,7 @@ class Driver:
             return
         yield 0.12
         self.check_targets(label)
+        self.check_text(label)
         self.capture(label)
 
     def capture(self, label: str) -> None:
@@ -219,6 +235,45 @@ class Driver:
         if written:
             os.replace(written, target)
         step(f"screenshot {target.name}")
+
+
+def text_fit_problem(label: Any) -> str | None:
+    """Why a Kivy label's text does not fit its box as drawn, or None when it fits.
+
+    The text is laid out again, unshortened, at the width it wraps to (``text_size``), in the label's own
+    font: it must not have been shortened (or carry an ellipsis), its lines must fit the box's height, and
+    no single word (or unwrapped line) may be wider than the box."""
+    from kivy.core.text import Label as CoreLabel
+
+    text = str(label.text)
+    core = getattr(label, "_label", None)
+    if not text.strip() or core is None or label.opacity == 0 or label.width < 2 or label.height < 2:
+        return None
+    if "\u2026" in text:
+        return "carries an ellipsis"
+    if getattr(core, "is_shortened", False):
+        return f"shortened to fit {label.width:.0f} px"
+    left, top, right, bottom = (float(v) for v in core.options.get("padding", (0, 0, 0, 0)))
+    box_w, box_h = label.width - left - right, label.height - top - bottom
+    wrap_w = label.text_size[0]
+    limit = min(box_w, wrap_w) if wrap_w else box_w
+    options = {
+        k: v for k, v in core.options.items() if k not in ("text_size", "shorten", "padding_x", "padding_y")
+    }
+    options.update(text=text, padding=[0, 0, 0, 0], shorten=False)
+    probe = CoreLabel(text_size=(wrap_w if wrap_w else None, None), **options)
+    probe.refresh()
+    need_h = probe.texture.size[1] if probe.texture else 0
+    lines = max(1, len(getattr(probe, "_cached_lines", ())) or 1)
+    # A line's box holds room above and below the letters (Devanagari's marks): a box up to a fifth of a
+    # line shorter than the text still shows every letter whole.
+    if need_h > box_h + max(1.0, 0.2 * need_h / lines):
+        return f"needs {need_h:.0f} px of height, has {box_h:.0f}"
+    pieces = text.split() if wrap_w else text.split("\n")
+    widest = max((probe.get_extents(p)[0] for p in pieces), default=0)
+    if widest > limit + 1:
+        return f"needs {widest:.0f} px of width, has {limit:.0f}"
+    return None
 
 
 def wait_idle(app: Any) -> Script:
@@ -347,7 +402,7 @@ def play_round(
 def jhyap_game(d: Driver, app: Any) -> Script:
     yield from new_jhyap(d, app)
     for number, (caller, hands) in enumerate(ROUNDS, 1):
-        yield from play_round(d, app, number, caller, hands, shots=number in (1, 3, 4, 5))
+        yield from play_round(d, app, number, caller, hands, shots=number in (1, 3, 4, 6))
         if number == 2:
             yield from d.press("scores")
             yield from d.shot("scores-round2")
@@ -420,8 +475,40 @@ def full_demo(d: Driver, app: Any) -> Script:
     yield from d.shot("tonight")
     yield from d.press("back", "settings")
     yield from d.shot("settings")
+    yield from share_settings(d, app)
     yield from d.press("back")
     yield from d.shot("home")
+
+
+def share_settings(d: Driver, app: Any) -> Script:
+    """Scores on phones: switched on in Settings (the address, its QR code, the port), then off again."""
+    app.sharing.port_override = 0  # any free port: the demo must not take a running kiosk's 8088
+    if not os.environ.get("TABLETALLY_SHARE_ADDRESS"):
+        from ui.share.net import lan_addresses
+
+        if not lan_addresses():  # a build machine on no home network: show the name phones would use
+            os.environ["TABLETALLY_SHARE_ADDRESS"] = "tabletally.local"
+    yield from d.press("share-on")
+    yield 0.1
+    reveal(d, "share-qr")
+    yield from d.shot("settings-sharing")
+    yield from d.press("share-off")
+    if app.sharing.running:
+        raise DemoError("sharing still runs after switching it off")
+
+
+def reveal(d: Driver, name: str) -> None:
+    """Scroll the list holding a widget (found by its name) until the widget is in view."""
+    from kivy.uix.scrollview import ScrollView
+
+    w = next((w for w in d.widgets() if getattr(w, "name", None) == name), None)
+    parent = w.parent if w is not None else None
+    while parent is not None and parent is not parent.parent:
+        if isinstance(parent, ScrollView):
+            parent.scroll_to(w, padding=10, animate=False)
+            parent.update_from_scroll()
+            return
+        parent = parent.parent
 
 
 def crash_script(d: Driver, app: Any) -> Script:
@@ -476,7 +563,10 @@ def run_in_process(args: argparse.Namespace) -> int:
     from kivy.clock import Clock
 
     from ui.app import TableTallyApp
+    from ui.i18n import set_language
     from ui.store import Store
+
+    set_language(args.language)
 
     camera = args.camera or _demo_camera()
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="tabletally-demo-"))
@@ -517,6 +607,7 @@ def run_in_process(args: argparse.Namespace) -> int:
         taps=driver.taps,
         timings=driver.timings,
         small_targets=driver.small_targets,
+        cut_text=driver.cut_text,
         screen_errors=app.screen_errors,
         screenshots=driver.count,
         seconds=round(time.monotonic() - started, 1),
@@ -550,6 +641,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", choices=list(SCRIPTS), default="full")
     parser.add_argument("--data-dir", default=None, help="record to use (default: a new temporary one)")
     parser.add_argument("--camera", default=None, help="camera spec (default: the bundled demo photos)")
+    parser.add_argument("--language", default="en", help="language of the kiosk's words (en, ne, hi)")
     parser.add_argument("--model", type=Path, default=None, help="card model (default: models/cards.onnx)")
     args = parser.parse_args(argv)
     if args.size != "both":
@@ -557,13 +649,17 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     for size in SIZES:
         cmd = [sys.executable, "-m", "ui.demo", "--size", size, "--script", args.script]
-        for flag in ("out", "camera", "model"):
+        for flag in ("out", "camera", "model", "language"):
             value = getattr(args, flag)
             if value:
                 cmd += [f"--{flag.replace('_', '-')}", str(value)]
         if args.data_dir:
             cmd += ["--data-dir", str(Path(args.data_dir) / size)]
         print(f"== {size}: {' '.join(cmd)}", flush=True)
+        status |= subprocess.call(cmd)
+    if args.out and args.script == "full":  # the phones' page in a real browser, 360x740 and 740x360
+        cmd = [sys.executable, "-m", "ui.share.shots", "--out", str(Path(args.out) / "phone")]
+        print(f"== phone: {' '.join(cmd)}", flush=True)
         status |= subprocess.call(cmd)
     return status
 

@@ -34,6 +34,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="landscape",
         help="window size: landscape (800x480), portrait (720x1280) or WxH (default landscape)",
     )
+    parser.add_argument(
+        "--share",
+        action="store_true",
+        help="show tonight's scores on phones on the home network for this run (a read-only page; "
+        "also a switch in Settings)",
+    )
+    parser.add_argument(
+        "--share-port",
+        type=_port,
+        default=None,
+        help="port of the phones' page (default: the one kept in the record, else 8088)",
+    )
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (1-65535)")
+    return port
 
 
 def window_size(text: str) -> tuple[int, int]:
@@ -91,7 +113,13 @@ def run(args: argparse.Namespace) -> int:
     from ui.app import TableTallyApp
 
     try:
-        TableTallyApp(store, camera=args.camera, model_path=args.model).run()
+        TableTallyApp(
+            store,
+            camera=args.camera,
+            model_path=args.model,
+            share=args.share,
+            share_port=args.share_port,
+        ).run()
     finally:  # also on SIGINT (the service's stop signal): checkpoint the WAL and close cleanly
         store.close()
     return 0

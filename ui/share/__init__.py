@@ -5,3 +5,10 @@ kiosk holds, :mod:`ui.share.snapshot` what the phones see (built from :mod:`ui.l
 :mod:`ui.share.static` the page, :mod:`ui.share.qr` the address as a QR code, :mod:`ui.share.net` the
 machine's home-network addresses, :mod:`ui.share.loadtest` the load test.
 """
+
+DEFAULT_PORT = 8088
+"""The port phones open when none is chosen (``tabletally kiosk --share-port`` or the record's share_port)."""
+
+
+class ShareError(RuntimeError):
+    """Sharing cannot start (the message says why, in words for the Settings screen)."""

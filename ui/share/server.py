@@ -7,7 +7,7 @@ for a phone. :class:`ShareServer` is what the kiosk holds: ``start`` (twice does
 port closes at once), ``notify`` (something changed; thread-safe and cheap).
 
 Bounds: at most ``max_clients`` live streams (the next gets 503 and polls instead), a stream whose phone
-stops reading is dropped after ``SEND_TIMEOUT_S``, request heads over ``MAX_HEAD_BYTES`` get 400, a
+stops reading is dropped after ``SEND_TIMEOUT_S``, request heads over ``MAX_HEAD_BYTES`` get 431, a
 request head not complete within ``HEAD_TIMEOUT_S`` (slow-loris) is cut off, idle keep-alive connections
 close after 5 s, and only peers on loopback or the private ranges of a home network are served.
 """
@@ -40,12 +40,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ui.i18n import _, language
-from ui.share import labels
+from ui.share import DEFAULT_PORT, ShareError, labels
 from ui.share.net import is_local_address, lan_addresses, page_url
 from ui.share.snapshot import snapshot
 from ui.store import Store
 
-DEFAULT_PORT = 8088
 MAX_CLIENTS = 32
 SEND_TIMEOUT_S = 5.0
 HEAD_TIMEOUT_S = 10.0
@@ -68,10 +67,6 @@ SECURITY_HEADERS = {
     "cross-origin-resource-policy": "same-origin",
 }
 log = logging.getLogger("tabletally.share")
-
-
-class ShareError(RuntimeError):
-    """Sharing cannot start (the message says why, in words for the Settings screen)."""
 
 
 # -- the state every connection reads ---------------------------------------------------------------
@@ -271,10 +266,12 @@ class GuardedH11Protocol(H11Protocol):
     disconnected before anything is read."""
 
     head_timeout = HEAD_TIMEOUT_S
+    max_head = MAX_HEAD_BYTES
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._head_timer: asyncio.TimerHandle | None = None
+        self._head = b""
         if self.client is not None and not is_local_address(self.client[0]):
             transport.close()
             return
@@ -294,6 +291,27 @@ class GuardedH11Protocol(H11Protocol):
         self._head_timer = None
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
             self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        # h11 limits only a head still incomplete in its buffer; one that arrives whole in a single read
+        # would pass at any size. Count the bytes of every head here, before h11 sees them.
+        if self.conn.their_state is h11.IDLE:
+            self._head = (self._head + data)[: self.max_head + 4]
+            if b"\r\n\r\n" in self._head:
+                self._head = b""
+            elif len(self._head) > self.max_head:
+                self._refuse_head()
+                return
+        super().data_received(data)
+
+    def _refuse_head(self) -> None:
+        body = b"Request header fields too large\n"
+        self.transport.write(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"connection: close\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+        )
+        self._cancel_head_timer()
+        self.transport.close()
 
     def handle_events(self) -> None:
         super().handle_events()
@@ -331,9 +349,11 @@ def bind(host: str, port: int) -> socket.socket:
         sock.close()
         if exc.errno == errno.EADDRINUSE:
             raise ShareError(
-                _("Port {port} is already used by another program. Stop it, or choose another port.").format(
-                    port=port
-                )
+                _(
+                    "Port {port} is already used by another program. Stop that program, or choose another "
+                    "port: tabletally kiosk --share-port {other}, or TABLETALLY_SHARE_PORT={other} in "
+                    "/etc/tabletally/local.env on the Pi."
+                ).format(port=port, other=port + 1 if port < 65535 else 8089)
             ) from exc
         if exc.errno == errno.EACCES:
             raise ShareError(
