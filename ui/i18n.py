@@ -106,13 +106,16 @@ def _changed() -> None:
 
 
 def _(message: str) -> str:
-    """`message` in the language in use."""
-    return _translation.gettext(message)
+    """`message` in the language in use (its own digits, such as the 200 of "Exactly 200 halves", in the
+    digits chosen in Settings; the values put into its {placeholders} go through `num`)."""
+    if not message:
+        return message  # gettext("") is the catalog's header, never a word on screen
+    return digits_in(_translation.gettext(message))
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The form of a counted phrase that the language's plural rule picks for `n`."""
-    return _translation.ngettext(singular, plural, n)
+    return digits_in(_translation.ngettext(singular, plural, n))
 
 
 def N_(message: str) -> str:
