@@ -12,8 +12,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scorer.cards import Card, ScorerError
-from scorer.jhyap import JhyapGame, JhyapRules, JhyapState, hand_value, score_jhyap
+import scorer
+from scorer import (
+    POINT_CARDS,
+    Card,
+    JhyapGame,
+    JhyapRules,
+    JhyapState,
+    ScorerError,
+    SeepGame,
+    SeepRules,
+    SeepState,
+    cards_over_decks,
+    game_from_dict,
+    game_to_dict,
+    hand_value,
+    state_to_dict,
+)
 from ui.i18n import N_
 from ui.logic.rule_messages import explain
 
@@ -54,21 +69,9 @@ _LABELS = {
 }
 
 
-def _seep() -> Any:
-    import scorer.seep as seep
-
-    return seep
-
-
-def _log() -> Any:
-    import scorer.log as log
-
-    return log
-
-
 def rule_fields(kind: str) -> tuple[RuleField, ...]:
     """The rule switches of a game kind with the rules engine's defaults, in the engine's order."""
-    rules_cls = JhyapRules if kind == JHYAP else _seep().SeepRules
+    rules_cls: type[JhyapRules | SeepRules] = JhyapRules if kind == JHYAP else SeepRules
     out = []
     for f in dataclasses.fields(rules_cls):
         default = f.default
@@ -101,35 +104,54 @@ def new_seep_log(teams: Mapping[str, Sequence[str]], rules: Mapping[str, Any]) -
 
 def _checked(data: dict[str, Any]) -> dict[str, Any]:
     try:
-        _log().game_from_dict(data)
+        game_from_dict(data)
     except ScorerError as exc:
         raise GameSetupError(str(exc)) from exc
     return data
 
 
-def load(log: Mapping[str, Any]) -> Any:
-    """The scorer's game object for a game log (JhyapGame or SeepGame)."""
-    return _log().game_from_dict(dict(log))
+def load(log: Mapping[str, Any]) -> JhyapGame | SeepGame:
+    """The scorer's game object for a game log."""
+    return game_from_dict(dict(log))
 
 
-def score(log: Mapping[str, Any]) -> Any:
-    """The scorer's state after every round or deal of a game log (JhyapState or SeepState)."""
+def score(log: Mapping[str, Any]) -> JhyapState | SeepState:
+    """The scorer's state after every round or deal of a game log (:func:`scorer.score` of the game)."""
+    return scorer.score(load(log))
+
+
+def jhyap_game(log: Mapping[str, Any]) -> JhyapGame:
+    """:func:`load` of a Jhyap game log. Raises ScorerError for any other log."""
     game = load(log)
-    if isinstance(game, JhyapGame):
-        return score_jhyap(game)
-    return _seep().score_seep(game)
+    if not isinstance(game, JhyapGame):
+        raise ScorerError(f"expected a Jhyap game log, got a {log.get('game')!r} game")
+    return game
+
+
+def jhyap_state(log: Mapping[str, Any]) -> JhyapState:
+    """:func:`score` of a Jhyap game log. Raises ScorerError for any other log."""
+    state = score(log)
+    if not isinstance(state, JhyapState):
+        raise ScorerError(f"expected a Jhyap game log, got a {log.get('game')!r} game")
+    return state
+
+
+def seep_state(log: Mapping[str, Any]) -> SeepState:
+    """:func:`score` of a Seep game log. Raises ScorerError for any other log."""
+    state = score(log)
+    if not isinstance(state, SeepState):
+        raise ScorerError(f"expected a Seep game log, got a {log.get('game')!r} game")
+    return state
 
 
 def canonical_log(log: Mapping[str, Any]) -> dict[str, Any]:
     """The log as the scorer writes it (what the export saves and ``tabletally replay`` reads)."""
-    out: dict[str, Any] = _log().game_to_dict(load(log))
-    return out
+    return game_to_dict(load(log))
 
 
 def replay_dict(log: Mapping[str, Any]) -> dict[str, Any]:
     """What ``tabletally replay`` prints for a game log."""
-    out: dict[str, Any] = _log().state_to_dict(score(log))
-    return out
+    return state_to_dict(score(log))
 
 
 # -- Jhyap -------------------------------------------------------------------------------------------
@@ -166,21 +188,17 @@ def check_jhyap_entry(
 
 def jhyap_preview(log: Mapping[str, Any], entry: Mapping[str, Any]) -> JhyapState | None:
     try:
-        state: JhyapState = score({**log, "rounds": [*log["rounds"], dict(entry)]})
+        return jhyap_state({**log, "rounds": [*log["rounds"], dict(entry)]})
     except ScorerError:
         return None
-    return state
 
 
 def deck_count(log: Mapping[str, Any]) -> int:
-    game: JhyapGame = load({**log, "rounds": []})
-    return game.deck_count
+    return jhyap_game({**log, "rounds": []}).deck_count
 
 
 def over_decks(hands: Mapping[str, Sequence[str]], decks: int) -> set[str]:
     """Codes that appear more often across the hands than ``decks`` decks hold (to highlight them)."""
-    from scorer.jhyap import cards_over_decks
-
     cards = []
     for codes in hands.values():
         for code in codes:
@@ -226,9 +244,9 @@ def check_seep_entry(
     return None
 
 
-def seep_preview(log: Mapping[str, Any], entry: Mapping[str, Any]) -> Any | None:
+def seep_preview(log: Mapping[str, Any], entry: Mapping[str, Any]) -> SeepState | None:
     try:
-        return score({**log, "deals": [*log["deals"], dict(entry)]})
+        return seep_state({**log, "deals": [*log["deals"], dict(entry)]})
     except ScorerError:
         return None
 
@@ -236,13 +254,18 @@ def seep_preview(log: Mapping[str, Any], entry: Mapping[str, Any]) -> Any | None
 def missing_point_cards(captured: Mapping[str, Sequence[str] | None]) -> tuple[str, ...]:
     """Point cards that no scanned team holds (meaningful when both teams were scanned), in card order."""
     cards = {team: [Card.parse(c) for c in codes] for team, codes in captured.items() if codes is not None}
-    return tuple(c.code for c in _seep().missing_point_cards(cards))
+    return tuple(c.code for c in scorer.missing_point_cards(cards))
 
 
 def doubled_cards(captured: Mapping[str, Sequence[str] | None]) -> tuple[str, ...]:
     cards = {team: [Card.parse(c) for c in codes] for team, codes in captured.items() if codes is not None}
-    return tuple(c.code for c in _seep().doubled_cards(cards))
+    return tuple(c.code for c in scorer.doubled_cards(cards))
+
+
+def seep_card_points(codes: Sequence[str]) -> int:
+    """The Seep card points of these cards (spades their value, other aces 1, the ten of diamonds 6)."""
+    return sum(scorer.seep_card_points(Card.parse(c)) for c in codes)
 
 
 def point_cards() -> tuple[str, ...]:
-    return tuple(c.code for c in sorted(_seep().POINT_CARDS))
+    return tuple(c.code for c in sorted(POINT_CARDS))

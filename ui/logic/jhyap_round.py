@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scorer.cards import ScorerError
-from scorer.jhyap import JhyapState
+from scorer import JhyapState, ScorerError
 from ui.i18n import _, ngettext, num
 from ui.logic import games
+from ui.logic.card_edit import CardEditing
 from ui.logic.scan import HandCard, ScanResult, normalize_code
+from vision.seats import SeatError, SeatMap, assign_to_seats
 
 TABLE = "table"
 
@@ -57,8 +58,12 @@ def order_groups_clockwise(scan: ScanResult) -> list[int]:
     return sorted(range(len(scan.groups)), key=lambda g: angle(scan.groups[g]))
 
 
-class JhyapRoundFlow:
-    """One Jhyap round being entered. ``log`` is the game log (the scorer's format) before this round."""
+class JhyapRoundFlow(CardEditing):
+    """One Jhyap round being entered. ``log`` is the game log (the scorer's format) before this round.
+
+    With the night's seats known (``seat_map``, one seat per player in seating order), a whole-table scan
+    gives each card to the player it lies in front of and the cards in the middle to the table; without,
+    the photo's clusters go to players clockwise from the bottom (``order_groups_clockwise``)."""
 
     def __init__(self, log: Mapping[str, Any], edit_position: int | None = None) -> None:
         self.log = dict(log)
@@ -66,12 +71,15 @@ class JhyapRoundFlow:
         before = dict(log)
         if edit_position is not None:
             before["rounds"] = list(log["rounds"])[:edit_position]
-        self.before: JhyapState = games.score(before)
+        self.before: JhyapState = games.jhyap_state(before)
         self.players: tuple[str, ...] = tuple(log["players"])
         self.active: tuple[str, ...] = self.before.active
         self.decks = games.deck_count(log)
         self.caller: str | None = None
+        self.caller_guessed = False  # the caller was preselected (the only hand at or under the limit)
         self.hands: dict[str, list[HandCard] | None] = {p: None for p in self.active}
+        self.table_cards: list[HandCard] = []
+        self.seat_map: SeatMap | None = None
         self.mode = TABLE
         # The whole-table scan: its cards and groups, which group is whose, and the photo on disk.
         self.table_scan: dict[str, Any] | None = None
@@ -106,25 +114,47 @@ class JhyapRoundFlow:
         if player not in self.active:
             raise ValueError(f"{player!r} is not playing this round (active: {', '.join(self.active)})")
         self.caller = player
+        self.caller_guessed = False
+
+    @property
+    def call_limit(self) -> int:
+        return int(games.jhyap_game(self.log).rules.call_limit)
+
+    def _guess_caller(self) -> None:
+        """Preselect the caller when exactly one hand is at or under the call limit (a tap saved)."""
+        if self.caller is not None and not self.caller_guessed:
+            return
+        limit = self.call_limit
+        low = [
+            p for p in self.active if self.hands.get(p) and (games.hand_total(self.codes()[p]) or 0) <= limit
+        ]
+        self.caller = low[0] if len(low) == 1 else None
+        self.caller_guessed = self.caller is not None
+
+    # -- the card holders (ui.logic.card_edit) -----------------------------------------------------------
+    @property
+    def owners(self) -> tuple[str, ...]:
+        return self.active
+
+    @property
+    def piles(self) -> dict[str, list[HandCard] | None]:  # type: ignore[override]
+        return self.hands
+
+    def _not_an_owner(self, owner: str) -> str:
+        return f"{owner!r} is not playing this round"
 
     # -- scans -----------------------------------------------------------------------------------------------
-    def apply_scan(self, scan: ScanResult, scan_id: int | None = None, photo: str | None = None) -> None:
+    def _take_scan(self, scan: ScanResult, meta: dict[str, Any]) -> None:
         """Put a scan's cards into the hands: a whole-table scan by seat, a player scan into that hand."""
-        self.message = scan.error
-        if scan.camera_failed:
-            return  # no photo: keep whatever the round had; the screen offers a retry
-        meta: dict[str, Any] = {
-            "scan_id": scan_id,
-            "photo": photo,
-            "width": scan.width,
-            "height": scan.height,
-            "cards": [c.to_dict() for c in scan.cards],
-            "groups": [list(g) for g in scan.groups],
-        }
         if scan.target == TABLE:
             self.table_scan = meta
-            order = order_groups_clockwise(scan)
-            meta["order"] = order
+            seats = self._active_seats()
+            if seats is not None:
+                boxes = [c.box for c in scan.cards]
+                if all(boxes):
+                    meta["seat_of"] = assign_to_seats(boxes, seats, scan.width, scan.height)  # type: ignore[arg-type]
+            if "seat_of" not in meta:
+                meta["order"] = order_groups_clockwise(scan)
             self._assign_table()
         else:
             if scan.target not in self.active:
@@ -132,6 +162,21 @@ class JhyapRoundFlow:
             self.player_scans[scan.target] = meta
             if scan.cards or self.hands.get(scan.target) is None:
                 self.hands[scan.target] = list(scan.cards)
+        self._guess_caller()
+
+    def _active_seats(self) -> SeatMap | None:
+        """The night's seats of the players still in, in seating order; None without seats."""
+        if self.seat_map is None or len(self.seat_map) != len(self.players) or len(self.active) < 2:
+            return None
+        try:
+            return self.seat_map.only([self.players.index(p) for p in self.active])
+        except SeatError:
+            return None
+
+    @property
+    def seated(self) -> bool:
+        """Whether the table scan's cards went to seats (not to clusters)."""
+        return bool(self.table_scan and "seat_of" in self.table_scan)
 
     @property
     def seat_order(self) -> list[str]:
@@ -153,6 +198,16 @@ class JhyapRoundFlow:
         if not self.table_scan:
             return
         cards = [HandCard.from_dict(c) for c in self.table_scan["cards"]]
+        if "seat_of" in self.table_scan:
+            self.table_cards = []
+            for p in self.active:
+                self.hands[p] = []
+            for card, seat in zip(cards, self.table_scan["seat_of"], strict=True):
+                if seat is None:
+                    self.table_cards.append(card)
+                else:
+                    self.hands[self.active[seat]].append(card)  # type: ignore[union-attr]
+            return
         groups = self.table_scan["groups"]
         assigned = set()
         for g, player in self.group_owners():
@@ -197,45 +252,19 @@ class JhyapRoundFlow:
 
     @property
     def needs_seat_confirm(self) -> bool:
-        return self.table_scan is not None and bool(self.table_scan["groups"]) and not self.seats_confirmed
+        return (
+            self.table_scan is not None
+            and not self.seated
+            and bool(self.table_scan["groups"])
+            and not self.seats_confirmed
+        )
 
-    # -- fixing cards ------------------------------------------------------------------------------------
+    # -- fixing cards (the edits themselves are ui.logic.card_edit's) ----------------------------------------
     def _check_playing(self, *players: str) -> None:
         for p in players:
-            if p not in self.active:
-                raise ValueError(f"{p!r} is not playing this round")
+            self._check_owner(p)
 
-    def _hand(self, player: str) -> list[HandCard]:
-        self._check_playing(player)
-        hand = self.hands.get(player)
-        if hand is None:
-            hand = []
-            self.hands[player] = hand
-        return hand
-
-    def set_card(self, player: str, index: int, code: str) -> None:
-        hand = self._hand(player)
-        old = hand[index]
-        hand[index] = old.fixed_as(normalize_code(code))
-
-    def confirm_card(self, player: str, index: int) -> None:
-        self.set_card(player, index, self._hand(player)[index].code)
-
-    def add_card(self, player: str, code: str) -> None:
-        self._hand(player).append(HandCard(normalize_code(code), fixed=True))
-
-    def remove_card(self, player: str, index: int) -> None:
-        del self._hand(player)[index]
-
-    def type_hand(self, player: str, codes: Sequence[str]) -> None:
-        """Replace a hand with typed cards (no camera)."""
-        self.hands[player] = [HandCard(normalize_code(c), fixed=True) for c in codes]
-
-    def confirm_all(self) -> None:
-        """Mark every uncertain card as looked at (the players agree with what the camera read)."""
-        for player, hand in self.hands.items():
-            if hand:
-                self.hands[player] = [c.fixed_as(c.code) for c in hand]
+    type_hand = CardEditing.type_cards
 
     # -- what the screen shows -----------------------------------------------------------------------
     def codes(self) -> dict[str, list[str]]:
@@ -280,10 +309,6 @@ class JhyapRoundFlow:
         return games.check_jhyap_entry(self.log, entry, self.edit_position)
 
     @property
-    def uncertain_left(self) -> int:
-        return sum(1 for hand in self.hands.values() if hand for c in hand if c.needs_look)
-
-    @property
     def ready(self) -> bool:
         return not self.problems()
 
@@ -300,10 +325,9 @@ class JhyapRoundFlow:
         rounds = list(self.log["rounds"])
         rounds[self.edit_position] = self.entry()
         try:
-            state: JhyapState = games.score({**self.log, "rounds": rounds})
+            return games.jhyap_state({**self.log, "rounds": rounds})
         except ScorerError:
             return None
-        return state
 
     # -- the draft --------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -317,6 +341,9 @@ class JhyapRoundFlow:
             "seat_anchor": self.seat_anchor,
             "seats_confirmed": self.seats_confirmed,
             "message": self.message,
+            "table_cards": [c.to_dict() for c in self.table_cards],
+            "seat_map": self.seat_map.to_json() if self.seat_map else None,
+            "caller_guessed": self.caller_guessed,
         }
 
     @classmethod
@@ -332,6 +359,13 @@ class JhyapRoundFlow:
         flow.seat_anchor = data.get("seat_anchor")
         flow.seats_confirmed = bool(data.get("seats_confirmed", False))
         flow.message = data.get("message")
+        flow.table_cards = [HandCard.from_dict(c) for c in data.get("table_cards", [])]
+        flow.caller_guessed = bool(data.get("caller_guessed", False))
+        if data.get("seat_map"):
+            try:
+                flow.seat_map = SeatMap.from_json(data["seat_map"])
+            except SeatError:
+                flow.seat_map = None
         return flow
 
     def scan_ids(self) -> list[tuple[int, str]]:

@@ -8,11 +8,12 @@ moment comes back on the same screen with the same cards.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from scorer.cards import ScorerError
+from scorer import ScorerError
 from ui import i18n
 from ui.i18n import _
 from ui.logic import boards, games
@@ -21,6 +22,7 @@ from ui.logic.new_game import NewGameForm
 from ui.logic.scan import ScanResult
 from ui.logic.seep_deal import SeepDealFlow
 from ui.store import GameRecord, GameStatus, Store
+from vision.seats import SeatMap
 
 ROUND = "round"  # the Jhyap round or the Seep deal being entered
 RESULT = "result"  # the result of the last confirmed round/deal
@@ -147,9 +149,77 @@ class Kiosk:
             anchor = self.store.setting(self._anchor_key())
             if anchor is not None:
                 flow.seat_anchor, flow.seats_confirmed = anchor, True
+            flow.seat_map = self.seat_map()
             self.flow = flow
         else:
-            self.flow = SeepDealFlow(self.log, edit_position)
+            seep = SeepDealFlow(self.log, edit_position)
+            halves = self._stored_seats(f"halves:{self._game_id()}")
+            if halves is not None and len(halves) == 2:
+                seep.halves = halves
+            self.flow = seep
+
+    # -- seats round the table (vision.seats), kept for the night ------------------------------------------
+    def _game_id(self) -> int:
+        assert self.game is not None
+        return self.game.id
+
+    def _stored_seats(self, key: str) -> SeatMap | None:
+        raw = self.store.setting(key)
+        if not raw:
+            return None
+        try:
+            data = json.loads(raw)
+            return SeatMap.from_json(data)
+        except (ValueError, TypeError):
+            return None
+
+    def seat_map(self) -> SeatMap | None:
+        """Where this Jhyap game's players sit (one seat per player, in seating order): the game's own,
+        else the seats of tonight's last game with as many players (the night's table), else None."""
+        if self.game is None or self.kind != games.JHYAP:
+            return None
+        n = len(self.log["players"])
+        own = self._stored_seats(f"seats:{self._game_id()}")
+        if own is not None and len(own) == n:
+            return own
+        raw = self.store.setting(f"seats:night:{n}")
+        if raw:
+            try:
+                data = json.loads(raw)
+                tonight = {g.id for g in self.store.tonight()}
+                if data.get("game") in tonight:
+                    seats = SeatMap.from_json(data)
+                    self.store.set_setting(f"seats:{self._game_id()}", json.dumps(seats.to_json()))
+                    return seats
+            except (ValueError, TypeError, AttributeError):
+                return None
+        return None
+
+    @property
+    def seats_needed(self) -> bool:
+        """A Jhyap game whose seats are not known yet (the kiosk asks where everyone sits)."""
+        return self.game is not None and self.kind == games.JHYAP and self.seat_map() is None
+
+    def set_seats(self, seats: SeatMap) -> None:
+        """Keep where everyone sits, for this game and tonight's next games with as many players; the round
+        being entered takes them at its next scan."""
+        if self.game is None or self.kind != games.JHYAP:
+            raise KioskError("seats are for a Jhyap game")
+        if len(seats) != len(self.log["players"]):
+            raise KioskError(f"{len(seats)} seats for {len(self.log['players'])} players")
+        data = seats.to_json()
+        self.store.set_setting(f"seats:{self._game_id()}", json.dumps(data))
+        self.store.set_setting(f"seats:night:{len(seats)}", json.dumps({**data, "game": self._game_id()}))
+        if isinstance(self.flow, JhyapRoundFlow):
+            self.flow.seat_map = seats
+        self.save()
+
+    def swap_halves(self) -> None:
+        """Seep: the teams' piles lie on the other halves of the table (kept for the game)."""
+        flow = self.seep
+        flow.swap_halves()
+        self.store.set_setting(f"halves:{self._game_id()}", json.dumps(flow.halves.to_json()))
+        self.save()
 
     def _anchor_key(self) -> str:
         assert self.game is not None
@@ -235,7 +305,7 @@ class Kiosk:
     def _update_status(self) -> None:
         assert self.game is not None
         if self.kind == games.JHYAP:
-            state = games.score(self.log)
+            state = games.jhyap_state(self.log)
             if state.finished and self.game.status is not GameStatus.FINISHED:
                 self.store.set_status(self.game.id, GameStatus.FINISHED, state.winner)
             elif state.finished and self.game.winner != state.winner:

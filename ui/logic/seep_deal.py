@@ -7,16 +7,23 @@ missing (or doubled) cards. All points come from the scorer.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from scorer.cards import ScorerError
+from scorer import ScorerError, SeepState
 from ui.i18n import _
 from ui.logic import games
-from ui.logic.scan import HandCard, ScanResult, normalize_code
+from ui.logic.card_edit import CardEditing
+from ui.logic.scan import HandCard, ScanResult
+from vision.seats import SeatError, SeatMap, assign_to_seats
+
+BOTH = "both"
+"""The scan target of one photo of both teams' piles, one pile on each half of the table."""
+HALVES = SeatMap(((0.5, 0.8), (0.5, 0.2)), middle=0.0)
+"""Where the teams' piles lie by default: the first team's on the kiosk's half (the photo's bottom)."""
 
 
-class SeepDealFlow:
+class SeepDealFlow(CardEditing):
     decks = 1
     """Seep is played with one pack: a scan reads no card twice (``Scanner.scan``)."""
 
@@ -28,6 +35,8 @@ class SeepDealFlow:
         self.captured: dict[str, list[HandCard] | None] = {t: None for t in self.teams}
         self.scans: dict[str, dict[str, Any]] = {}
         self.message: str | None = None
+        self.table_cards: list[HandCard] = []
+        self.halves = HALVES  # the teams' halves of the table, in team order
         if edit_position is not None:
             old = log["deals"][edit_position]
             for team, cards in old["captured"].items():
@@ -54,54 +63,52 @@ class SeepDealFlow:
         return {kind: sum(1 for t, w in self.sweeps if t == team and w == kind) for kind in games.SWEEP_KINDS}
 
     # -- the point cards ----------------------------------------------------------------------------------
-    def apply_scan(self, scan: ScanResult, scan_id: int | None = None, photo: str | None = None) -> None:
+    @property
+    def owners(self) -> tuple[str, ...]:
+        return tuple(self.teams)
+
+    @property
+    def piles(self) -> dict[str, list[HandCard] | None]:  # type: ignore[override]
+        return self.captured
+
+    def _not_an_owner(self, owner: str) -> str:
+        return f"unknown team {owner!r} (teams: {', '.join(self.teams)})"
+
+    def _take_scan(self, scan: ScanResult, meta: dict[str, Any]) -> None:
+        """One team's pile, or both piles in one photo (``BOTH``): each card to the team whose half of the
+        table it lies on."""
+        meta.pop("groups", None)
+        if scan.target == BOTH:
+            teams = list(self.teams)
+            boxes = [c.box for c in scan.cards]
+            if len(teams) != len(self.halves) or not all(boxes):
+                raise ValueError("the photo's cards have no places to split them by")
+            halves = assign_to_seats(boxes, self.halves, scan.width, scan.height)  # type: ignore[arg-type]
+            meta["seat_of"] = halves
+            self.scans[BOTH] = meta
+            self.table_cards = []
+            for team in teams:
+                self.captured[team] = []
+            for card, half in zip(scan.cards, halves, strict=True):
+                self.pile(None if half is None else teams[half]).append(card)
+            return
         if scan.target not in self.teams:
             raise ValueError(f"scan for {scan.target!r}, which is not a team")
-        self.message = scan.error
-        if scan.camera_failed:
-            return
-        self.scans[scan.target] = {
-            "scan_id": scan_id,
-            "photo": photo,
-            "width": scan.width,
-            "height": scan.height,
-            "cards": [c.to_dict() for c in scan.cards],
-        }
+        self.scans[scan.target] = meta
         if scan.cards or self.captured.get(scan.target) is None:
             self.captured[scan.target] = list(scan.cards)
 
-    def _cards(self, team: str) -> list[HandCard]:
-        if team not in self.teams:
-            raise ValueError(f"unknown team {team!r}")
-        cards = self.captured.get(team)
-        if cards is None:
-            cards = []
-            self.captured[team] = cards
-        return cards
-
-    def set_card(self, team: str, index: int, code: str) -> None:
-        cards = self._cards(team)
-        old = cards[index]
-        cards[index] = old.fixed_as(normalize_code(code))
-
-    def add_card(self, team: str, code: str) -> None:
-        self._cards(team).append(HandCard(normalize_code(code), fixed=True))
-
-    def remove_card(self, team: str, index: int) -> None:
-        del self._cards(team)[index]
-
-    def type_cards(self, team: str, codes: Sequence[str]) -> None:
-        self.captured[team] = [HandCard(normalize_code(c), fixed=True) for c in codes]
+    def swap_halves(self) -> None:
+        """The teams' piles lie the other way round (the next photo of both is split the other way), and
+        the piles already read change teams."""
+        self.halves = SeatMap(tuple(reversed(self.halves.seats)), self.halves.centre, self.halves.middle)
+        a, b = list(self.teams)
+        self.captured[a], self.captured[b] = self.captured[b], self.captured[a]
 
     def clear_team(self, team: str) -> None:
         """Forget a team's cards (the scorer then gives that team everything the other did not take)."""
         self.captured[team] = None
         self.scans.pop(team, None)
-
-    def confirm_all(self) -> None:
-        for team, cards in self.captured.items():
-            if cards:
-                self.captured[team] = [c.fixed_as(c.code) for c in cards]
 
     # -- checks and preview ---------------------------------------------------------------------------
     def codes(self) -> dict[str, list[str] | None]:
@@ -138,11 +145,7 @@ class SeepDealFlow:
             error = games.check_seep_entry(self.log, self.entry(), self.edit_position)
         return [error] if error else []
 
-    @property
-    def uncertain_left(self) -> int:
-        return sum(1 for cards in self.captured.values() if cards for c in cards if c.needs_look)
-
-    def preview(self) -> Any | None:
+    def preview(self) -> SeepState | None:
         if self.problems():
             return None
         if self.edit_position is None:
@@ -150,7 +153,7 @@ class SeepDealFlow:
         deals = list(self.log["deals"])
         deals[self.edit_position] = self.entry()
         try:
-            return games.score({**self.log, "deals": deals})
+            return games.seep_state({**self.log, "deals": deals})
         except ScorerError:
             return None
 
@@ -163,6 +166,8 @@ class SeepDealFlow:
                 t: [c.to_dict() for c in v] if v is not None else None for t, v in self.captured.items()
             },
             "scans": self.scans,
+            "table_cards": [c.to_dict() for c in self.table_cards],
+            "halves": self.halves.to_json(),
             "message": self.message,
         }
 
@@ -174,6 +179,11 @@ class SeepDealFlow:
             if team in flow.teams:
                 flow.captured[team] = [HandCard.from_dict(c) for c in cards] if cards is not None else None
         flow.scans = dict(data.get("scans", {}))
+        flow.table_cards = [HandCard.from_dict(c) for c in data.get("table_cards", [])]
+        try:
+            flow.halves = SeatMap.from_json(data["halves"]) if data.get("halves") else HALVES
+        except SeatError:
+            flow.halves = HALVES
         flow.message = data.get("message")
         return flow
 
