@@ -103,7 +103,7 @@ def test_a_tapped_card_offers_its_alternatives_and_every_other_holder_and_moves_
     start(kiosk)
     kiosk.set_seats(layout(4))
     kiosk.record_scan(
-        table_photo([["AS", "2H"], ["KS", "QH", "9C"], ["10D", "JC"], ["5C", "6D"]], ["7H"], {"9C"})
+        table_photo([["AS", "2H"], ["KS", "QH", "9C"], ["10D", "JC"], ["5C", "6D"]], ["7H"], ["9C"])
     )
     flow = kiosk.jhyap
     view = jhyap_view(flow)
