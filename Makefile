@@ -52,13 +52,13 @@ demo: $(STAMP) catalogs
 	$(BIN)/python -m ui.demo --out screenshots
 
 synth: $(STAMP)
-	$(BIN)/python -m models.synth --out datasets/synth --count 3200 --val-count 400 --seed 1   # as models/train.yaml draws it
+	$(BIN)/python -m models.training.data.synth --out datasets/synth --count 3200 --val-count 400 --seed 1   # as models/train.yaml draws it
 
 train: $(STAMP)
-	$(BIN)/python -m models.train
+	$(BIN)/python -m models.training.train
 
 evaluate: $(STAMP)
-	$(BIN)/python -m models.evaluate
+	$(BIN)/python -m models.training.evaluate
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -13,7 +13,7 @@ APT_PACKAGES=(
   gnome-cards-data         # more SVG card decks (aisleriot)
   librsvg2-bin             # rsvg-convert renders the SVG cards
   fonts-noto-core          # Devanagari (Noto Sans Devanagari) for player names
-  fonts-urw-base35         # index letterforms of the procedural training decks (models/procedural.py):
+  fonts-urw-base35         # index letterforms of the procedural training decks (models/training/data/procedural.py):
   fonts-liberation         #   classic serifs (Nimbus Roman, C059, P052, Bookman), narrow sans
   fonts-freefont-ttf       #   (Nimbus Sans Narrow, Liberation Sans Narrow, Roboto Condensed) and
   fonts-crosextra-carlito  #   more sans families; DejaVu comes with the others

@@ -13,7 +13,7 @@ hands put together or apart as the truth does (the grouping alone, on every phot
 hands), and the median and mean ms per photo.
 
 The truth is a JSON list of ``{"image", "cards", "hands"}`` (or ``{"photos": [...]}``), or JSON lines
-as written by ``models.synth`` (``datasets/synth/truth/val.jsonl``, photos in ``images/val``).
+as written by ``models.training.data.synth`` (``datasets/synth/truth/val.jsonl``, photos in ``images/val``).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def load_truth(path: Path) -> list[dict[str, Any]]:
 
 
 def default_photo_dir(truth: Path) -> Path:
-    """Photos lie next to the truth file, or in ../images/<split> for a models.synth dataset."""
+    """Photos lie next to the truth file, or in ../images/<split> for a models.training.data.synth dataset."""
     synth = truth.parent.parent / "images" / truth.stem
     return synth if truth.parent.name == "truth" and synth.is_dir() else truth.parent
 
@@ -190,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
         help="read no card more often than N packs hold, as the kiosk does (default: no limit)",
     )
     parser.add_argument(
-        "--kind", nargs="+", help="only photos of these kinds (models.synth truth: table, seep, ...)"
+        "--kind",
+        nargs="+",
+        help="only photos of these kinds (models.training.data.synth truth: table, seep, ...)",
     )
     parser.add_argument("--limit", type=int, help="only the first N photos")
     args = parser.parse_args(argv)

@@ -115,7 +115,7 @@ def load_class_codes(model_path: Path, metadata_names: Any = None) -> tuple[str,
             raise ModelError(f"{source}: not a readable JSON list of class codes: {exc}") from exc
         where = str(source)
         if isinstance(names, dict) and "names" in names:
-            names = names["names"]  # {"format": ..., "names": [...]} as written by models.classes
+            names = names["names"]  # {"format": ..., "names": [...]} as written by models.training.classes
     elif metadata_names is not None:
         names, where = metadata_names, f"{model_path} metadata"
     else:

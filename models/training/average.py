@@ -1,13 +1,14 @@
 """Average the weights of several checkpoints of one training run.
 
-``python -m models.average --out runs/avg.pt runs/cards/weights/epoch8.pt runs/cards/weights/epoch9.pt ...``
+``python -m models.training.average --out runs/avg.pt runs/cards/weights/epoch8.pt .../epoch9.pt``
 
 The last epochs of a run wander around a good solution: on the held-out photos neighbouring checkpoints
 differ by a few points (ivr_edinburgh by up to 0.15), and their average, parameter by parameter, reads
 better than most of them (stage 9, see models/README.md). The BatchNorm running statistics are averaged
 too; integer buffers are taken from the last checkpoint. The result is an Ultralytics checkpoint (the last
-one's, its EMA model replaced by the average, no optimizer) that ``models.export`` takes like any other.
-``models.train`` keeps every epoch's checkpoint (``save_period: 1`` in the config) for this.
+one's, its EMA model replaced by the average, no optimizer) that
+``models.training.export`` takes like any other.
+``models.training.train`` keeps every epoch's checkpoint (``save_period: 1`` in the config) for this.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from models.train import offline_environment
+from models.training.train import offline_environment
 
 
 class AverageError(ValueError):
@@ -85,7 +86,9 @@ def average_checkpoints(paths: Sequence[Path], out: Path) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.average", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.average", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--out", type=Path, required=True, help="the averaged checkpoint to write")
     parser.add_argument("checkpoints", type=Path, nargs="+", help="checkpoints of one run (two or more)")
     args = parser.parse_args(argv)

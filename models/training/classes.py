@@ -15,7 +15,7 @@ JOKER = "JK"
 CLASS_CODES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS) + (JOKER,)
 CLASS_INDEX: dict[str, int] = {code: i for i, code in enumerate(CLASS_CODES)}
 
-MODELS_DIR = Path(__file__).resolve().parent
+MODELS_DIR = Path(__file__).resolve().parents[1]  # models/: the shipped files
 CLASSES_JSON = MODELS_DIR / "classes.json"
 
 
@@ -38,9 +38,10 @@ def write_classes_json(
 ) -> Path:
     """Write the class list (index -> code) as JSON, the file shipped next to the ONNX model.
 
-    ``conf`` is the confidence threshold the model was tuned for (``python -m models.evaluate --save-conf``);
+    ``conf`` is the confidence threshold the model was tuned for
+    (``python -m models.training.evaluate --save-conf``);
     the runtime detector uses it unless told otherwise. ``imgsz`` is the exported input size
-    (``python -m models.export``); when not given, the one already in ``path`` is kept, so saving a
+    (``python -m models.training.export``); when not given, the one already in ``path`` is kept, so saving a
     threshold does not lose it.
     """
     payload: dict[str, object] = {

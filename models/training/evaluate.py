@@ -1,15 +1,17 @@
-"""Measure the shipped card model: ``python -m models.evaluate [--data datasets/synth] [--out models/eval]``.
+"""Measure the shipped card model: ``python -m models.training.evaluate [--data DIR] [--out models/eval]``.
 
 Prints and writes ``OUT/report.md`` and ``OUT/report.json`` with:
 
-* held-out synthetic designs (the ``val`` split of a dataset from :mod:`models.synth`): mAP50 and mAP50-95
+* held-out synthetic designs (the ``val`` split of a dataset from :mod:`models.training.data.synth`): mAP50
+  and mAP50-95
   (Ultralytics validation of ``cards.pt``), the exact-hand rate (per image, the set of cards read by the ONNX
   model equals the truth; the corners of one card count once), per-class precision/recall of the worst
   classes, and what became of each labelled corner index (read right, as another rank, with another suit,
   missed) with the most common confusions, how often the cards read would score as the truth does in each
   game (:func:`scores_right`: a king read as a jack costs a Jhyap hand nothing); where the truth carries
   the generator's readability records (data drawn since session 29), each reading split by how readable
-  the cards are (:mod:`models.readability`: card recall by corner size and share in view, exact-hand rate
+  the cards are (:mod:`models.training.readability`: card recall by corner size and share in view,
+  exact-hand rate
   by blur and of the clear photos);
 * real photos (``../shared/realcards``): card accuracy (top detection's code vs the truth) on
   ``ivr_edinburgh`` and ``kaggle_cards53``, and on ``edje_pinochle/train`` the rank recall (a detection of the
@@ -42,7 +44,7 @@ from typing import Any, cast
 import cv2
 import numpy as np
 
-from models.classes import (
+from models.training.classes import (
     CLASS_CODES,
     CLASSES_JSON,
     MODELS_DIR,
@@ -50,9 +52,9 @@ from models.classes import (
     rank_of,
     write_classes_json,
 )
-from models.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
-from models.readability import Breakdown, breakdown, has_records
-from models.readability import render as render_readability
+from models.training.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
+from models.training.readability import Breakdown, breakdown, has_records
+from models.training.readability import render as render_readability
 from scorer.cards import Card
 from scorer.jhyap import card_value
 from scorer.seep import seep_card_points
@@ -102,7 +104,8 @@ class SyntheticResult:
     rotations: int = 1  # quarter turns per view in that measurement (the kiosk's detector, see vision)
     reader: str = "off"  # the corner reader of that measurement (a model file), or off
     corners: CornerReads | None = None  # each labelled corner index: read right, as another card, missed
-    # each reading ("one pass", "kiosk") split by how readable the truth is (models.readability), where
+    # each reading ("one pass", "kiosk") split by how readable the truth is (models.training.readability),
+    # where
     # the truth carries the generator's records
     readability: dict[str, Breakdown] = field(default_factory=dict)
 
@@ -195,7 +198,7 @@ class KioskReading:
         self._kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations, reader=reader).load()
 
     def detect(self, image: np.ndarray, conf: float | None = None, iou: float = 0.5) -> list[Detection]:
-        """Corner detections, best first, as :class:`models.onnx_detect.Detection`."""
+        """Corner detections, best first, as :class:`models.training.onnx_detect.Detection`."""
         if conf is not None and conf != self.conf:
             raise EvalError(f"the kiosk reading was built for confidence {self.conf}, not {conf}")
         out = []
@@ -214,11 +217,14 @@ def read_photo(path: Path) -> np.ndarray:
 
 
 def load_truth(data: Path, limit: int | None = None) -> list[dict[str, Any]]:
-    """The held-out truth rows of a ``models.synth`` dataset (``truth/val.jsonl``), the first ``limit``
+    """The held-out truth rows of a ``models.training.data.synth`` dataset (``truth/val.jsonl``), the first
+    ``limit``
     when given; :class:`EvalError` when the dataset has none."""
     truth_file = data / "truth" / "val.jsonl"
     if not truth_file.is_file():
-        raise EvalError(f"no held-out truth at {truth_file}: python -m models.synth --out {data} first")
+        raise EvalError(
+            f"no held-out truth at {truth_file}: python -m models.training.data.synth --out {data} first"
+        )
     rows = [json.loads(line) for line in truth_file.read_text(encoding="utf-8").splitlines() if line.strip()]
     return rows[:limit] if limit else rows
 
@@ -238,7 +244,7 @@ def ultralytics_map(
     weights: Path, data_yaml: Path, imgsz: int
 ) -> tuple[float, float, list[dict[str, object]]]:
     """mAP50, mAP50-95 and per-class (precision, recall, AP50) of the val split, by Ultralytics."""
-    from models.train import offline_environment
+    from models.training.train import offline_environment
 
     offline_environment()
     from ultralytics import YOLO
@@ -715,7 +721,9 @@ def render_report(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.evaluate", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.evaluate", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--onnx", type=Path, default=SHIPPED_ONNX)
     parser.add_argument("--classes", type=Path, default=CLASSES_JSON)
     parser.add_argument("--weights", type=Path, default=MODELS_DIR / "cards.pt", help="for mAP (Ultralytics)")

@@ -1,4 +1,4 @@
-"""Ship the trained weights: ``python -m models.export [--weights runs/cards/weights/best.pt]``.
+"""Ship the trained weights: ``python -m models.training.export [--weights runs/cards/weights/best.pt]``.
 
 Copies the weights (optimizer stripped, half precision) to ``models/cards.pt``, exports them to ONNX with a
 fixed square input of the training size (``models/cards.onnx``, opset 17 for ONNX Runtime on the Pi), writes
@@ -16,8 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from models.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR, write_classes_json
-from models.train import DEFAULT_CONFIG, ConfigError, load_config, offline_environment
+from models.training.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR, write_classes_json
+from models.training.train import DEFAULT_CONFIG, ConfigError, load_config, offline_environment
 
 SHIPPED_PT = MODELS_DIR / "cards.pt"
 SHIPPED_ONNX = MODELS_DIR / "cards.onnx"
@@ -31,7 +31,7 @@ class ExportError(RuntimeError):
 def latest_weights(project: Path, which: str = "best.pt") -> Path:
     found = sorted(project.glob(f"*/weights/{which}"), key=lambda p: p.stat().st_mtime)
     if not found:
-        raise FileNotFoundError(f"no {which} under {project}: train first (python -m models.train)")
+        raise FileNotFoundError(f"no {which} under {project}: train first (python -m models.training.train)")
     return found[-1]
 
 
@@ -61,7 +61,9 @@ def export(
         model = YOLO(str(snap))
         names = [model.names[i] for i in sorted(model.names)]
         if names != list(CLASS_CODES):
-            raise ExportError(f"{weights}: class names {names[:5]}... differ from models.classes.CLASS_CODES")
+            raise ExportError(
+                f"{weights}: class names {names[:5]}... differ from models.training.classes.CLASS_CODES"
+            )
         onnx_path = Path(
             model.export(
                 format="onnx",
@@ -76,7 +78,9 @@ def export(
         )
         shutil.copy2(snap, out_pt)
         shutil.copy2(onnx_path, out_onnx)
-    write_classes_json(out_classes, imgsz=imgsz)  # new weights: no tuned threshold until models.evaluate
+    write_classes_json(
+        out_classes, imgsz=imgsz
+    )  # new weights: no tuned threshold until models.training.evaluate
     _check_onnx(out_onnx, out_classes, imgsz)
     return {
         "weights": str(weights),
@@ -90,7 +94,7 @@ def export(
 def _check_onnx(path: Path, classes: Path, imgsz: int) -> None:
     import numpy as np
 
-    from models.onnx_detect import OnnxCardDetector
+    from models.training.onnx_detect import OnnxCardDetector
 
     det = OnnxCardDetector(path, classes)
     if det.size != imgsz:
@@ -99,7 +103,9 @@ def _check_onnx(path: Path, classes: Path, imgsz: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.export", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.export", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--weights", type=Path, help="checkpoint to ship (default: newest run's best.pt)")
     parser.add_argument(
         "--last", action="store_true", help="take last.pt instead of best.pt of the newest run"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models.classes import CLASSES_JSON, MODELS_DIR, load_class_names
+from models.training.classes import CLASSES_JSON, MODELS_DIR, load_class_names
 from vision.detector import decode_predictions, letterbox, to_input_tensor
 
 SHIPPED_ONNX = MODELS_DIR / "cards.onnx"
@@ -42,7 +42,9 @@ class OnnxCardDetector:
         import onnxruntime as ort
 
         if not model.is_file():
-            raise FileNotFoundError(f"ONNX model not found: {model} (python -m models.export writes it)")
+            raise FileNotFoundError(
+                f"ONNX model not found: {model} (python -m models.training.export writes it)"
+            )
         self.names = load_class_names(classes)
         self._index = {code: i for i, code in enumerate(self.names)}
         opts = ort.SessionOptions()

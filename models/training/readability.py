@@ -1,8 +1,10 @@
 """How readable the held-out truth is, and how a reading fares by readability.
 
-:mod:`models.synth` records, for every labelled corner index, the share of it in view and its height and
+:mod:`models.training.data.synth` records, for every labelled corner index, the share of it in view and its
+height and
 width in pixels along the card, and for every photo what the camera did to it (low resolution, Gaussian or
-motion blur, noise, JPEG quality); see :func:`models.scenes.render_scene`. This module splits a reading's
+motion blur, noise, JPEG quality); see :func:`models.training.data.scenes.render_scene`. This module splits a
+reading's
 results by those records, so that a miss can be told from a card nobody could read:
 
 * each card's recall (read or not) by the height of its largest labelled corner, by how many of its corners
@@ -140,7 +142,7 @@ def breakdown(rows: Sequence[dict[str, Any]], reads: Sequence[set[str]]) -> Brea
     if not has_records(rows):
         raise ValueError(
             "the truth rows carry no readability records (corners, camera): redraw the data with "
-            "today's python -m models.synth"
+            "today's python -m models.training.data.synth"
         )
     if len(rows) != len(reads):
         raise ValueError(f"{len(rows)} truth rows but {len(reads)} readings")

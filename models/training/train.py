@@ -1,4 +1,6 @@
-"""Train the card detector from the committed recipe: ``python -m models.train [--config models/train.yaml]``.
+"""Train the card detector from the committed recipe: ``python -m models.training.train [--config FILE]``.
+
+The recipe is ``models/train.yaml``.
 
 * Builds the model from its YAML (no pretrained download is possible), or warm-starts from the shipped
   ``models/cards.pt`` with ``--warm-start``.
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from models.classes import MODELS_DIR
+from models.training.classes import MODELS_DIR
 
 REPO = MODELS_DIR.parent
 DEFAULT_CONFIG = MODELS_DIR / "train.yaml"
@@ -180,7 +182,7 @@ def _unfinished(checkpoint: Path) -> bool:
 
 def ensure_dataset(cfg: TrainConfig, workers: int = 2) -> Path:
     """The Ultralytics data file to train on, generating missing datasets first."""
-    from models.synth import SynthConfig, generate, write_data_yaml
+    from models.training.data.synth import SynthConfig, generate, write_data_yaml
 
     for i, folder in enumerate(cfg.data):
         if not (folder / "data.yaml").is_file():
@@ -254,7 +256,9 @@ def train(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.train", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     parser.add_argument(
         "--fresh", action="store_true", help="ignore an unfinished checkpoint, start a new run"

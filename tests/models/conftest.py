@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from models.decks import decks_by_name
-from models.faces import CORNERS_FILE, render_decks
-from models.procedural import FontError, find_fonts
+from models.training.data.decks import decks_by_name
+from models.training.data.faces import CORNERS_FILE, render_decks
+from models.training.data.procedural import FontError, find_fonts
 
 # small SVG files, fast to render: one training design and one held-out design
 TEST_DECKS = ("standard", "ais-tigullio")
@@ -36,7 +36,7 @@ def faces_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("card art or rsvg-convert missing: run deploy/dev-setup.sh")
     import json
 
-    from models.corners import measure_deck_corners
+    from models.training.data.corners import measure_deck_corners
 
     out = tmp_path_factory.mktemp("faces")
     known = decks_by_name()

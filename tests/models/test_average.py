@@ -10,8 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("ultralytics")
 
-from models.average import AverageError, average_checkpoints, main  # noqa: E402
-from models.train import offline_environment  # noqa: E402
+from models.training.average import AverageError, average_checkpoints, main  # noqa: E402
+from models.training.train import offline_environment  # noqa: E402
 
 
 def _checkpoint(path: Path, shift: float, nc: int = 53, epoch: int = 4) -> dict[str, Any]:

@@ -9,8 +9,15 @@ import cv2
 import numpy as np
 import pytest
 
-from models.classes import CLASS_CODES, CLASSES_JSON, load_class_names, rank_of, suit_of, write_classes_json
-from models.corners import (
+from models.training.classes import (
+    CLASS_CODES,
+    CLASSES_JSON,
+    load_class_names,
+    rank_of,
+    suit_of,
+    write_classes_json,
+)
+from models.training.data.corners import (
     Box,
     CornerError,
     deck_index_box,
@@ -19,7 +26,7 @@ from models.corners import (
     mark_repeat_score,
     mirrored,
 )
-from models.decks import ALL_DECKS, Split
+from models.training.data.decks import ALL_DECKS, Split
 
 
 def test_class_order_is_the_scorers_card_order() -> None:
@@ -145,7 +152,7 @@ def test_jokers_printing_their_mark_in_four_corners_are_told_from_those_in_two(t
     """ais-plastic's joker prints its star in all four corners, ais-bellot.s jester in two."""
     import shutil
 
-    from models.faces import RenderJob, render_element
+    from models.training.data.faces import RenderJob, render_element
 
     decks = {d.name: d for d in ALL_DECKS}
     if shutil.which("rsvg-convert") is None or not decks["ais-plastic"].path.is_file():
@@ -161,7 +168,7 @@ def test_jokers_printing_their_mark_in_four_corners_are_told_from_those_in_two(t
 
 
 def test_saving_a_threshold_keeps_the_exported_input_size(tmp_path: Path) -> None:
-    """models.export writes imgsz, models.evaluate --save-conf writes conf: neither loses the other's."""
+    """export writes imgsz, evaluate --save-conf writes conf: neither loses the other's."""
     path = write_classes_json(tmp_path / "classes.json", imgsz=416)
     write_classes_json(path, conf=0.2)
     assert {k: json.loads(path.read_text())[k] for k in ("imgsz", "conf")} == {"imgsz": 416, "conf": 0.2}

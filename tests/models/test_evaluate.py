@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
-from models.classes import CLASS_INDEX
-from models.evaluate import (
+from models.training.classes import CLASS_INDEX
+from models.training.evaluate import (
     EvalError,
     conf_choice,
     eval_pinochle,
@@ -22,7 +22,7 @@ from models.evaluate import (
     render_report,
     saved_conf,
 )
-from models.onnx_detect import Detection
+from models.training.onnx_detect import Detection
 
 
 class ScriptedDetector:
@@ -197,14 +197,14 @@ def test_conf_refuses_what_is_not_a_threshold(text: str) -> None:
 def test_scores_right_forgives_the_misreads_a_game_does_not_count(
     truth: list[str], read: list[str], jhyap: int, seep: int
 ) -> None:
-    from models.evaluate import scores_right
+    from models.training.evaluate import scores_right
 
     rates = scores_right([{"cards": truth}], [set(read)])
     assert (rates["jhyap"], rates["seep"], rates["seep_photos"]) == (jhyap, seep, 1)
 
 
 def test_scores_right_leaves_photos_with_a_joker_out_of_seep() -> None:
-    from models.evaluate import scores_right
+    from models.training.evaluate import scores_right
 
     rows: list[dict[str, object]] = [{"cards": ["JK", "AS"]}, {"cards": ["AS"]}, {"cards": ["2S"]}]
     rates = scores_right(rows, [{"AS"}, {"AS"}, {"3S"}])  # a missed joker leaves the Jhyap totals as they are
@@ -252,8 +252,8 @@ def test_missing_truth_is_named(tmp_path: Path) -> None:
 
 
 def test_the_kiosk_detector_reads_every_photo(tmp_path: Path) -> None:
-    from models.evaluate import exact_hand, kiosk_reads
-    from models.onnx_detect import SHIPPED_ONNX
+    from models.training.evaluate import exact_hand, kiosk_reads
+    from models.training.onnx_detect import SHIPPED_ONNX
 
     (tmp_path / "images" / "val").mkdir(parents=True)
     rows: list[dict[str, object]] = [
@@ -330,8 +330,8 @@ def test_a_malformed_label_line_is_named(tmp_path: Path) -> None:
 def test_real_photos_are_measured_as_the_kiosk_reads_them_too(tmp_path: Path, faces_dir: Path) -> None:
     # The kiosk's own detector (quarter turns, the corner reader) behind the one-pass interface: a held-out
     # design's card, photographed upside down, is its top detection, and the report says which reading.
-    from models.evaluate import KioskReading
-    from models.onnx_detect import SHIPPED_ONNX
+    from models.training.evaluate import KioskReading
+    from models.training.onnx_detect import SHIPPED_ONNX
     from tests.models.helpers import on_table
     from vision.reader import DEFAULT_READER
 

@@ -11,12 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
-from models.classes import CLASS_CODES, CLASS_INDEX
-from models.corners import Box, load_index_boxes
-from models.decks import ALL_DECKS, Family, Split, procedural_decks
-from models.faces import BACK, CORNERS_FILE
-from models.faces import main as faces_main
-from models.procedural import (
+from models.training.classes import CLASS_CODES, CLASS_INDEX
+from models.training.data.corners import Box, load_index_boxes
+from models.training.data.decks import ALL_DECKS, Family, Split, procedural_decks
+from models.training.data.faces import BACK, CORNERS_FILE
+from models.training.data.faces import main as faces_main
+from models.training.data.procedural import (
     COURT_FONT_SHARE,
     COURT_PIP_SHARE,
     COURT_RANKS,
@@ -35,8 +35,8 @@ from models.procedural import (
     render_procedural_decks,
     sample_style,
 )
-from models.scenes import PROCEDURAL_SHARE, FaceLibrary, SceneKind, SceneMaker
-from models.synth import split_decks
+from models.training.data.scenes import PROCEDURAL_SHARE, FaceLibrary, SceneKind, SceneMaker
+from models.training.data.synth import split_decks
 from tests.models.conftest import have_fonts
 
 WIDTH = 160  # small faces: fast, and still every part of the drawing
@@ -325,7 +325,7 @@ def test_a_letter_picture_deck_lends_each_court_card_only_its_own_rank(
         painter = DeckPainter(style, WIDTH, proc_faces)
         choices = {c: painter.court_choice(c[:-1], c[-1]) for c in codes}
         with monkeypatch.context() as m:
-            m.setattr("models.procedural.LETTER_COURT_SOURCE", ())
+            m.setattr("models.training.data.procedural.LETTER_COURT_SOURCE", ())
             before = {c: painter.court_choice(c[:-1], c[-1]) for c in codes}
         for code, (source, picture, hue) in choices.items():
             if source == LETTER_COURT_SOURCE[0]:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from models.readability import CLEAR_HEIGHT, breakdown, camera_class, card_views, has_records, render
+from models.training.readability import CLEAR_HEIGHT, breakdown, camera_class, card_views, has_records, render
 
 SHARP = {"lowres": 1.0, "blur": 0.0, "motion": 0, "noise": 2.0, "jpeg": 90}
 

@@ -8,12 +8,12 @@ import cv2
 import numpy as np
 import pytest
 
-import models.reader_data
-from models.onnx_detect import OnnxCardDetector
-from models.reader_data import NONE_ID, STORE, collect, detector_patches
-from models.reader_data import main as reader_data_main
-from models.reader_train import export, train
-from models.synth import SynthConfig, generate
+import models.training.reader.data
+from models.training.data.synth import SynthConfig, generate
+from models.training.onnx_detect import OnnxCardDetector
+from models.training.reader.data import NONE_ID, STORE, collect, detector_patches
+from models.training.reader.data import main as reader_data_main
+from models.training.reader.train import export, train
 from tests.models.conftest import TEST_DECKS
 from tests.models.helpers import on_table
 from vision.reader import DEFAULT_READER, CornerReader
@@ -71,7 +71,7 @@ def test_detector_patches_need_the_reader_on(
     tiny_data: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("TABLETALLY_READER", "off")
-    monkeypatch.setattr(models.reader_data, "_DETECTOR", None)
+    monkeypatch.setattr(models.training.reader.data, "_DETECTOR", None)
     args = ["--data", str(tiny_data), "--from-detector", "--workers", "1", "--out", "unused.npz"]
     assert reader_data_main(args) == 2
     assert "--from-detector needs the corner reader on" in capsys.readouterr().err
@@ -136,7 +136,7 @@ def test_a_reader_rebuilt_from_its_onnx_export_computes_what_the_export_does(tmp
     import onnxruntime as ort
     import torch
 
-    from models.reader_train import build_model, calibration_batch, state_from_onnx
+    from models.training.reader.train import build_model, calibration_batch, state_from_onnx
 
     torch.manual_seed(3)
     model = build_model()
@@ -165,7 +165,7 @@ def test_a_reader_rebuilt_from_its_onnx_export_computes_what_the_export_does(tmp
 
 
 def test_fine_tuning_from_an_onnx_file_that_is_not_a_reader_names_it(tmp_path: Path) -> None:
-    from models.reader_train import state_from_onnx
+    from models.training.reader.train import state_from_onnx
 
     with pytest.raises(ValueError, match="cards.onnx: .*convolutions"):
         state_from_onnx(Path(__file__).resolve().parents[2] / "models" / "cards.onnx", None)
@@ -174,7 +174,7 @@ def test_fine_tuning_from_an_onnx_file_that_is_not_a_reader_names_it(tmp_path: P
 def test_a_soup_of_two_readers_is_their_parameter_mean_and_takes_onnx_files(tmp_path: Path) -> None:
     import torch
 
-    from models.reader_train import build_model, calibration_batch, soup, state_from_onnx
+    from models.training.reader.train import build_model, calibration_batch, soup, state_from_onnx
 
     paths = []
     for seed in (1, 2):
@@ -196,7 +196,7 @@ def test_a_soup_of_two_readers_is_their_parameter_mean_and_takes_onnx_files(tmp_
 
 
 def test_a_soup_of_a_missing_reader_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from models.reader_train import main
+    from models.training.reader.train import main
 
     assert main(["--soup", str(tmp_path / "gone.pt"), "--train", str(tmp_path / "p.npz")]) == 2
     assert "gone.pt" in capsys.readouterr().err

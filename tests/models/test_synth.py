@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.classes import CLASS_CODES
-from models.decks import Split
-from models.scenes import SceneKind
-from models.synth import SynthConfig, generate, main, make_image
+from models.training.classes import CLASS_CODES
+from models.training.data.decks import Split
+from models.training.data.scenes import SceneKind
+from models.training.data.synth import SynthConfig, generate, main, make_image
 from tests.models.conftest import TEST_DECKS
 
 
@@ -77,8 +77,8 @@ def test_every_scene_kind_renders_with_labels_inside_the_image(faces_dir: Path, 
 
 def test_a_covered_corner_is_not_labelled(faces_dir: Path) -> None:
     """A card lying exactly on top of another hides it: only the top card's corners are labelled."""
-    from models.decks import decks_by_name
-    from models.scenes import FaceLibrary, Placement, render_scene
+    from models.training.data.decks import decks_by_name
+    from models.training.data.scenes import FaceLibrary, Placement, render_scene
 
     lib = FaceLibrary(faces_dir, (decks_by_name()["standard"],))
     faces = lib.deck_faces(lib.decks[0])
@@ -168,9 +168,9 @@ def test_a_makers_mark_changes_the_cards_print_but_never_the_labels(faces_dir: P
 
 def test_a_makers_mark_is_printed_beside_the_two_corners_without_an_index(faces_dir: Path) -> None:
 
-    from models.decks import decks_by_name
-    from models.faces import BACK
-    from models.scenes import FaceLibrary, MakersMark
+    from models.training.data.decks import decks_by_name
+    from models.training.data.faces import BACK
+    from models.training.data.scenes import FaceLibrary, MakersMark
 
     faces = FaceLibrary(faces_dir, (decks_by_name()["standard"],)).deck_faces(decks_by_name()["standard"])
     mark = MakersMark("KDE", (0.0, 0.0, 0.0), 0.04, vertical=True, courts_only=True, font=0, thickness=1)
@@ -200,10 +200,10 @@ def test_the_held_out_split_has_no_makers_marks_unless_asked(tmp_path: Path) -> 
 
 
 def test_four_cornered_prints_the_index_in_the_two_other_corners_and_labels_them(faces_dir: Path) -> None:
-    from models.corners import mirrored
-    from models.decks import decks_by_name
-    from models.faces import BACK
-    from models.scenes import FaceLibrary, four_cornered
+    from models.training.data.corners import mirrored
+    from models.training.data.decks import decks_by_name
+    from models.training.data.faces import BACK
+    from models.training.data.scenes import FaceLibrary, four_cornered
 
     deck = decks_by_name()["standard"]
     faces = FaceLibrary(faces_dir, (deck,)).deck_faces(deck)
@@ -276,7 +276,7 @@ def test_the_held_out_split_has_no_four_corners_or_turns_unless_asked(tmp_path: 
 
 
 def test_the_camera_record_leaves_the_photo_as_it_was() -> None:
-    from models.textures import camera
+    from models.training.data.textures import camera
 
     img = np.random.default_rng(3).integers(0, 255, (60, 80, 3), dtype=np.uint8)
     for seed in range(12):
@@ -306,8 +306,8 @@ def test_each_label_has_a_readability_record_in_the_truth(faces_dir: Path, tmp_p
 
 
 def test_a_card_in_full_view_records_both_indices_whole_and_alike(faces_dir: Path) -> None:
-    from models.decks import decks_by_name
-    from models.scenes import FaceLibrary, Placement, render_scene
+    from models.training.data.decks import decks_by_name
+    from models.training.data.scenes import FaceLibrary, Placement, render_scene
 
     lib = FaceLibrary(faces_dir, (decks_by_name()["standard"],))
     faces = lib.deck_faces(lib.decks[0])
@@ -322,8 +322,8 @@ def test_a_card_in_full_view_records_both_indices_whole_and_alike(faces_dir: Pat
 
 
 def _standard_face(faces_dir: Path, code: str):  # type: ignore[no-untyped-def]
-    from models.decks import decks_by_name
-    from models.scenes import FaceLibrary
+    from models.training.data.decks import decks_by_name
+    from models.training.data.scenes import FaceLibrary
 
     lib = FaceLibrary(faces_dir, (decks_by_name()["standard"],))
     return lib.deck_faces(lib.decks[0])[code]
@@ -343,7 +343,7 @@ def _ink_centre(face, box) -> tuple[float, float]:  # type: ignore[no-untyped-de
 def test_a_bent_card_keeps_its_size_and_its_index_inside_the_moved_box(
     faces_dir: Path, across_width: bool
 ) -> None:
-    from models.scenes import bent
+    from models.training.data.scenes import bent
 
     flat = _standard_face(faces_dir, "QH")
     curled = bent(flat, 1.0, across_width, light=0.2, shade=0.5, gloss=0.0)
@@ -362,7 +362,7 @@ def test_a_bent_card_keeps_its_size_and_its_index_inside_the_moved_box(
 
 
 def test_a_glare_never_washes_the_ink_out_completely(faces_dir: Path) -> None:
-    from models.scenes import MAX_GLOSS, glossy
+    from models.training.data.scenes import MAX_GLOSS, glossy
 
     flat = _standard_face(faces_dir, "KS")
     shiny = glossy(flat, 0.15, 0.12, 0.3, 0.3, strength=0.95)  # asked for more than the cap

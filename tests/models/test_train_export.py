@@ -7,10 +7,10 @@ from pathlib import Path
 import cv2
 import pytest
 
-from models.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR
-from models.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read
-from models.synth import SynthConfig, generate
-from models.train import REPO, ConfigError, TrainConfig, load_config, train
+from models.training.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR
+from models.training.data.synth import SynthConfig, generate
+from models.training.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read
+from models.training.train import REPO, ConfigError, TrainConfig, load_config, train
 from tests.models.conftest import TEST_DECKS
 from tests.models.helpers import on_table
 
@@ -20,7 +20,7 @@ def test_committed_config_loads() -> None:
     assert cfg.model.endswith(".yaml")  # built from YAML, never a pretrained download
     assert cfg.train_args["fliplr"] == 0.0  # a mirrored corner index is not a card
     assert cfg.train_args["imgsz"] % 32 == 0
-    assert cfg.train_args["save_period"] == 1  # every epoch's weights, for models.average
+    assert cfg.train_args["save_period"] == 1  # every epoch's weights, for models.training.average
     assert [cfg.dataset_seed(i) for i in range(len(cfg.data))] == list(cfg.synth_seeds)
 
 

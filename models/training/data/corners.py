@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.classes import CLASS_CODES, JOKER
+from models.training.classes import CLASS_CODES, JOKER
 
 REGION_W = 0.30  # the corner region searched, as a fraction of the face width ...
 REGION_H = 0.36  # ... and height
@@ -204,6 +204,8 @@ def load_index_boxes(deck_dir: Path) -> tuple[Box, Box | None]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        raise CornerError(f"no corners.json in {deck_dir}: run python -m models.faces first") from exc
+        raise CornerError(
+            f"no corners.json in {deck_dir}: run python -m models.training.data.faces first"
+        ) from exc
     joker = data.get("joker_box")
     return Box(*data["index_box"]), (Box(*joker) if joker else None)

@@ -6,7 +6,8 @@ Two families of files, with different element ids:
 * ``aisleriot`` (``gnome-cards-data``): ``/usr/share/aisleriot/cards/*.svgz``, ids like ``spade_7``,
   ``joker_red``.
 
-A third family, :data:`Family.PROCEDURAL`, are the decks drawn by :mod:`models.procedural` straight into the
+A third family, :data:`Family.PROCEDURAL`, are the decks drawn by :mod:`models.training.data.procedural`
+straight into the
 face cache (``proc-00``, ``proc-01``, ...): :func:`procedural_decks` lists those present in a faces folder,
 always as training designs.
 
@@ -22,7 +23,7 @@ import enum
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.classes import CLASS_CODES, JOKER
+from models.training.classes import CLASS_CODES, JOKER
 
 KDE_ROOT = Path("/usr/share/carddecks")
 AISLERIOT_ROOT = Path("/usr/share/aisleriot/cards")
@@ -36,7 +37,9 @@ class Family(enum.Enum):
 
     KDE = "kde"
     AISLERIOT = "aisleriot"
-    PROCEDURAL = "procedural"  # drawn by models.procedural; ``path`` is the deck's folder of faces
+    PROCEDURAL = (
+        "procedural"  # drawn by models.training.data.procedural; ``path`` is the deck's folder of faces
+    )
 
 
 class Split(enum.Enum):
@@ -142,8 +145,9 @@ def decks_by_name() -> dict[str, Deck]:
 
 
 PROCEDURAL_PREFIX = "proc-"
-# Procedural decks drawn for training (proc-00 ... proc-191, by models.faces: 64 of each generation, see
-# models.procedural.SECOND_GENERATION and THIRD_GENERATION).
+# Procedural decks drawn for training (proc-00 ... proc-191, by models.training.data.faces: 64 of each
+# generation, see
+# models.training.data.procedural.SECOND_GENERATION and THIRD_GENERATION).
 PROCEDURAL_TRAINED = 192
 
 

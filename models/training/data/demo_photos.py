@@ -1,4 +1,4 @@
-"""Write demo photos for end-to-end tests: ``python -m models.demo_photos --out vision/demo``.
+"""Write demo photos for end-to-end tests: ``python -m models.training.data.demo_photos --out vision/demo``.
 
 Synthetic 1280x960 JPEGs of held-out designs only (never seen in training): whole tables of Jhyap hands, a
 single hand and a Seep team's point cards, with ``truth.json``::
@@ -19,10 +19,10 @@ from typing import Any
 
 import cv2
 
-from models.classes import CLASS_INDEX
-from models.decks import Split
-from models.scenes import SceneKind
-from models.synth import DEFAULT_FACES, make_image
+from models.training.classes import CLASS_INDEX
+from models.training.data.decks import Split
+from models.training.data.scenes import SceneKind
+from models.training.data.synth import DEFAULT_FACES, make_image
 
 MAX_BYTES = 300_000
 DEMOS: tuple[tuple[str, SceneKind], ...] = (
@@ -62,7 +62,9 @@ def write_demos(out: Path, faces: Path = DEFAULT_FACES, seed: int = 2024) -> dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.demo_photos", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.data.demo_photos", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--out", type=Path, default=Path("vision/demo"))
     parser.add_argument("--faces", type=Path, default=DEFAULT_FACES)
     parser.add_argument("--seed", type=int, default=2024)

@@ -1,13 +1,15 @@
 """Render every card face of every deck once into a cache of PNGs, and find each face's corner index.
 
-``python -m models.faces --out datasets/faces`` renders, with ``rsvg-convert``, each card (52 + joker where
+``python -m models.training.data.faces --out datasets/faces`` renders, with ``rsvg-convert``, each card
+(52 + joker where
 the
-deck has one) and the back of every installed deck in :data:`models.decks.ALL_DECKS` to
+deck has one) and the back of every installed deck in :data:`models.training.data.decks.ALL_DECKS` to
 ``OUT/<deck>/<code>.png`` (RGBA, cropped to the opaque pixels, fixed width), then measures the corner-index
 box of every face and writes ``OUT/<deck>/corners.json``. Scene synthesis only composites these PNGs, so
 thousands of photos take minutes.
 
-It then draws ``--procedural N`` procedural decks (default 128, :mod:`models.procedural`) into the same folder
+It then draws ``--procedural N`` procedural decks (default 128, :mod:`models.training.data.procedural`)
+into the same folder
 as ``OUT/proc-00`` ... (same files; their court pictures come from the SVG renders, so those go first).
 ``--only-procedural`` draws just those into an existing cache; ``--procedural 0`` draws none.
 """
@@ -27,8 +29,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.classes import CLASS_CODES, JOKER
-from models.decks import ALL_DECKS, PROCEDURAL_TRAINED, Deck, decks_by_name, installed_decks, procedural_decks
+from models.training.classes import CLASS_CODES, JOKER
+from models.training.data.decks import (
+    ALL_DECKS,
+    PROCEDURAL_TRAINED,
+    Deck,
+    decks_by_name,
+    installed_decks,
+    procedural_decks,
+)
 
 FACE_WIDTH = 320
 BACK = "back"
@@ -156,7 +165,9 @@ def contact_sheet(faces_dir: Path, decks: list[str], codes: list[str], cell_h: i
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.faces", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.data.faces", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--out", type=Path, default=Path("datasets/faces"), help="cache folder")
     parser.add_argument("--decks", nargs="*", help="deck names (default: all installed)")
     parser.add_argument("--workers", type=int, default=2)
@@ -194,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     errors = render_decks(decks, args.out, args.workers, args.force)
     for e in errors:
         print("error:", e, file=sys.stderr)
-    from models.corners import measure_deck_corners
+    from models.training.data.corners import measure_deck_corners
 
     for deck in decks:
         corners = measure_deck_corners(args.out / deck.name)
@@ -215,7 +226,7 @@ def _render_procedural(out: Path, count: int, seed: int, workers: int, sheet: Pa
         return 0
     import time
 
-    from models.procedural import FontError, render_procedural_decks
+    from models.training.data.procedural import FontError, render_procedural_decks
 
     start = time.monotonic()
     try:

@@ -15,8 +15,10 @@ corner with a star, a ringed star or a star cut out of a disc instead of the wor
 put a large pip in the court pictures' corners beside the index.
 
 ``render_procedural_decks(out_dir, count, seed)`` writes ``proc-00``, ``proc-01``, ... into ``out_dir`` in
-the format of :mod:`models.faces` (``<code>.png`` RGBA for the 52 cards and ``JK``, ``back.png``,
-``corners.json``), so :mod:`models.scenes` uses them like any rendered deck. The index box is exact: it is
+the format of :mod:`models.training.data.faces` (``<code>.png`` RGBA for the 52 cards and ``JK``,
+``back.png``,
+``corners.json``), so :mod:`models.training.data.scenes` uses them like any rendered deck. The index box
+is exact: it is
 the union of the ink the index drawing put on every card (plus a small pad), not a measurement. Each deck
 depends only on the seed, its number, the installed fonts and the SVG decks rendered in ``out_dir``.
 """
@@ -35,10 +37,10 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from models.classes import CLASS_CODES, JOKER, RANKS, SUITS
-from models.corners import Box
-from models.decks import PROCEDURAL_PREFIX
-from models.faces import BACK, CORNERS_FILE, FACE_WIDTH
+from models.training.classes import CLASS_CODES, JOKER, RANKS, SUITS
+from models.training.data.corners import Box
+from models.training.data.decks import PROCEDURAL_PREFIX
+from models.training.data.faces import BACK, CORNERS_FILE, FACE_WIDTH
 
 FONT_ROOT = Path("/usr/share/fonts")
 SS = 2  # drawn at this multiple of the output size, then area-downscaled (anti-aliasing)
@@ -1017,7 +1019,7 @@ def deck_name(index: int) -> str:
 
 def court_sources(out_dir: Path) -> list[str]:
     """Rendered SVG training decks in ``out_dir`` that can lend their court pictures, in deck-list order."""
-    from models.decks import ALL_DECKS, Split
+    from models.training.data.decks import ALL_DECKS, Split
 
     codes = [r + s for r in COURT_RANKS for s in SUITS]
     return [

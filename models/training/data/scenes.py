@@ -16,11 +16,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.classes import CLASS_CODES, CLASS_INDEX, JOKER
-from models.corners import Box, load_index_boxes, mark_in_four_corners, mirrored
-from models.decks import Deck, Family
-from models.faces import BACK
-from models.textures import Rng, camera, draw_clutter, draw_hand, random_perspective, surface
+from models.training.classes import CLASS_CODES, CLASS_INDEX, JOKER
+from models.training.data.corners import Box, load_index_boxes, mark_in_four_corners, mirrored
+from models.training.data.decks import Deck, Family
+from models.training.data.faces import BACK
+from models.training.data.textures import Rng, camera, draw_clutter, draw_hand, random_perspective, surface
 
 MIN_VISIBLE = 0.7  # fraction of a corner-index quadrilateral that must be visible (in frame, uncovered)
 MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction of the image height
@@ -28,27 +28,28 @@ MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction o
 # designs keep the other half of the draws, the many procedural designs add index fonts and layouts.
 PROCEDURAL_SHARE = 0.5
 # Share of the training scenes with cards (hands, tables, Seep rows, scatters, negatives) in which a player's
-# hand reaches in over the cards (models.textures.draw_hand). The held-out split has none unless asked
-# (models.synth --hand-share), so it stays the same photos as before hands existed.
+# hand reaches in over the cards (models.training.data.textures.draw_hand). The held-out split has none
+# unless asked
+# (models.training.data.synth --hand-share), so it stays the same photos as before hands existed.
 HAND_SHARE = 0.15
 # Share of the training scenes whose cards carry a maker's mark: small print (letters, digits) near the two
 # corners without an index, as the held-out tigullio-international prints "KDE" beside its court cards. It
 # teaches the models that small print in a corner is not an index. Drawn from a generator of its own; the
-# held-out split has none unless asked (models.synth --mark-share).
+# held-out split has none unless asked (models.training.data.synth --mark-share).
 MARK_SHARE = 0.2
 # Share of the training scenes whose jokers print their corner mark in all four corners, as the held-out
 # anglo-modern jokers do (of the training designs only ais-plastic's joker does; the held-out ones were
 # the lowest class, AP50 0.54, their two extra corners mostly missed): the index is copied into the two
 # corners that lack it and labelled there. In FOUR_DECK_SHARE of those scenes' decks every card prints its
 # index in four corners, as four-index decks (and Dondorf) do. Drawn from a generator of its own; the
-# held-out split has none unless asked (models.synth --four-share).
+# held-out split has none unless asked (models.training.data.synth --four-share).
 FOUR_SHARE = 0.25
 FOUR_DECK_SHARE = 0.3
 # Share of the training scenes whose hand, Seep row or close-up is laid a quarter turn from the angle drawn
 # for it: half of those groups are drawn within 25 degrees of upright, so indices lying sideways were rarer
 # than upright ones and read less surely (Known weaknesses in models/README.md). Whole tables, scatters and
 # the upright kind keep their angles. Drawn from a generator of its own; the held-out split has none unless
-# asked (models.synth --turn-share).
+# asked (models.training.data.synth --turn-share).
 TURN_SHARE = 0.4
 # Share of the training scenes whose cards are not flat and matte: in those scenes each card is bent
 # (BENT_CARD_SHARE: curled into a shallow cylinder across its width or its length, as a well-used card lies,
@@ -56,7 +57,7 @@ TURN_SHARE = 0.4
 # window as a soft white patch (GLOSS_CARD_SHARE); neither covers an index fully, so the labels stay (moved
 # with the bend). The real tables' worn and glossy cards that the earlier data lacked (Known weaknesses in
 # models/README.md). Drawn from a generator of its own; the held-out split has none unless asked
-# (models.synth --bend-share).
+# (models.training.data.synth --bend-share).
 BEND_SHARE = 0.3
 BENT_CARD_SHARE = 0.6
 GLOSS_CARD_SHARE = 0.35
@@ -112,7 +113,7 @@ class FaceLibrary:
         if missing:
             raise FileNotFoundError(
                 f"faces not rendered for {', '.join(missing)} in {faces_dir}: "
-                f"run python -m models.faces --out {faces_dir}"
+                f"run python -m models.training.data.faces --out {faces_dir}"
             )
         self.faces_dir = faces_dir
         self.decks = decks

@@ -1,27 +1,31 @@
 """Write a synthetic Ultralytics dataset of card photos.
 
-``python -m models.synth --out DIR --count N --seed S [--val-count M] [--long-side PX] [--kind KIND]``
+``python -m models.training.data.synth --out DIR --count N --seed S [--val-count M] [--long-side PX]
+[--kind KIND]``
 
 ``--kind`` (table, hand, seep, ...) makes every scene of that kind, to measure one kind: for example 300
 whole tables at the kiosk's size, ``--count 0 --val-count 300 --long-side 1280 --kind table``, for
 ``python -m vision.evaluate --truth DIR/truth/val.jsonl --known-hands``.
 
 Training images use only the training designs, validation images only the held-out designs
-(:mod:`models.decks`). The procedural decks found in the faces folder (:mod:`models.procedural`) are training
-designs too: about :data:`models.scenes.PROCEDURAL_SHARE` of the training scenes use one. Output::
+(:mod:`models.training.data.decks`). The procedural decks found in the faces folder
+(:mod:`models.training.data.procedural`) are training
+designs too: about :data:`models.training.data.scenes.PROCEDURAL_SHARE` of the training scenes use one.
+Output::
 
     DIR/data.yaml                    Ultralytics dataset file (53 card classes)
     DIR/images/{train,val}/*.jpg     the photos
     DIR/labels/{train,val}/*.txt     YOLO boxes of every visible printed corner index
     DIR/truth/{train,val}.jsonl      per image: cards with a visible corner, the hands as laid, scene kind
 
-In :data:`models.scenes.HAND_SHARE` of the training scenes with cards a player's hand reaches in over them
+In :data:`models.training.data.scenes.HAND_SHARE` of the training scenes with cards a player's hand reaches
+in over them
 (``--hand-share`` sets the share in both splits; by default the held-out split has none, so it stays the
 photos every stage was measured on); likewise makers' marks (``--mark-share``), indices printed in four
 corners (``--four-share``), hands laid a quarter turn round (``--turn-share``) and bent or glossy cards
 (``--bend-share``). The result depends only on the seed, the counts and the rendered faces (each image has
 its own generator), not on the number of worker processes. The truth records, per labelled corner, its
-size and share in view and, per photo, what the camera did (:mod:`models.readability` reads them).
+size and share in view and, per photo, what the camera did (:mod:`models.training.readability` reads them).
 """
 
 from __future__ import annotations
@@ -35,9 +39,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.classes import CLASS_CODES
-from models.decks import ALL_DECKS, Deck, Split, decks_by_name, installed_decks, procedural_decks
-from models.scenes import (
+from models.training.classes import CLASS_CODES
+from models.training.data.decks import (
+    ALL_DECKS,
+    Deck,
+    Split,
+    decks_by_name,
+    installed_decks,
+    procedural_decks,
+)
+from models.training.data.scenes import (
     BEND_SHARE,
     FOUR_SHARE,
     HAND_SHARE,
@@ -76,7 +87,7 @@ class SynthConfig:
     four_share: float | None = None
     # share of scenes whose hand, Seep row or close-up is laid a quarter turn round; as above
     turn_share: float | None = None
-    # share of scenes whose cards are bent or glossy (models.scenes.BEND_SHARE); as above
+    # share of scenes whose cards are bent or glossy (models.training.data.scenes.BEND_SHARE); as above
     bend_share: float | None = None
 
     def __post_init__(self) -> None:
@@ -266,13 +277,18 @@ def generate(cfg: SynthConfig) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m models.synth", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m models.training.data.synth", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--out", type=Path, required=True, help="dataset folder to write")
     parser.add_argument("--count", type=int, default=4000, help="training images (default 4000)")
     parser.add_argument("--val-count", type=int, help="validation images (default: count/8, at least 20)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--faces", type=Path, default=DEFAULT_FACES, help="face cache from python -m models.faces"
+        "--faces",
+        type=Path,
+        default=DEFAULT_FACES,
+        help="face cache from python -m models.training.data.faces",
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--long-side", type=int, default=640, help="image long side in pixels (default 640)")
@@ -333,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
             print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)
-            from models.faces import main as render_main
+            from models.training.data.faces import main as render_main
 
             render_main(["--out", str(cfg.faces), "--workers", str(cfg.workers)])
         data = generate(cfg)

@@ -13,8 +13,8 @@ learns the detector's loose boxes, its weak corners and its false ones. A box ta
 the class of the labelled corner it overlaps (IoU >= ``MATCH_IOU``), is "none" where it overlaps none
 (IoU < ``NONE_IOU``), and is left out in between. Use photos the detector was not trained on.
 
-    python -m models.reader_data --data datasets/synth datasets/synth14 --out runs/reader/train.npz
-    python -m models.reader_data --data datasets/synth9 --from-detector --out runs/reader/hard_9.npz
+    python -m models.training.reader.data --data datasets/synth datasets/synth14 --out runs/reader/train.npz
+    python -m models.training.reader.data --data datasets/synth9 --from-detector --out runs/reader/hard_9.npz
 
 The output is an ``.npz`` with ``x`` (N x S x S x 3 uint8 BGR, S = ``STORE``) and ``y`` (class ids: the
 53 card codes in ``CARD_CODES`` order, then 53 for "none").
@@ -192,7 +192,11 @@ def collect(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
-        "--data", nargs="+", type=Path, required=True, help="dataset folders (models.synth output)"
+        "--data",
+        nargs="+",
+        type=Path,
+        required=True,
+        help="dataset folders (models.training.data.synth output)",
     )
     ap.add_argument("--split", default="train", choices=["train", "val"])
     ap.add_argument("--out", type=Path, required=True, help="the .npz to write")
@@ -207,7 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         x, y = collect(args.data, args.split, args.seed, args.workers, args.from_detector)
     except (FileNotFoundError, ValueError, ModelError) as exc:
-        print(f"models.reader_data: {exc} (python -m models.synth draws a dataset)", file=sys.stderr)
+        print(
+            f"models.training.reader.data: {exc} (python -m models.training.data.synth draws a dataset)",
+            file=sys.stderr,
+        )
         return 2
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez(args.out, x=x, y=y)

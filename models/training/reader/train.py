@@ -1,4 +1,4 @@
-"""Train the corner reader (``vision.reader``) on patches from ``models.reader_data``, and export it.
+"""Train the corner reader (``vision.reader``) on patches from ``models.training.reader.data``, and export it.
 
 A small convolutional network (four stages of two 3x3 convolutions, 32-256 channels, about 1.2 M
 parameters, ~0.1 GFLOP per 48-pixel patch) with plain PyTorch: the patches live in memory, so an epoch of
@@ -8,9 +8,9 @@ scaled by ``SCALE`` (the detector's boxes are that loose), turned by a quarter t
 (corners lie at any angle), with brightness, contrast, grey and noise jitter. No mirroring: a mirrored index
 is not a card.
 
-    python -m models.reader_train --train runs/reader/train.npz --val runs/reader/val.npz --epochs 8
-    python -m models.reader_train --export runs/reader/last.pt   # -> models/reader.onnx + reader.json
-    python -m models.reader_train --soup models/reader.onnx runs/reader6/last.pt --train PATCHES.npz --seed 6
+    python -m models.training.reader.train --train runs/reader/train.npz --val runs/reader/val.npz --epochs 8
+    python -m models.training.reader.train --export runs/reader/last.pt   # -> models/reader.onnx, reader.json
+    python -m models.training.reader.train --soup models/reader.onnx runs/reader6/last.pt --train P.npz
 
 Checkpoints ``runs/reader/last.pt`` after every epoch; rerunning resumes an unfinished run.
 """
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from models.reader_data import NONE_ID, STORE, STORE_CONTEXT
+from models.training.reader.data import NONE_ID, STORE, STORE_CONTEXT
 from vision.reader import CONTEXT, NONE_CLASS, PATCH, READER_JSON
 from vision.runtime import bgr_batch_input
 from vision.types import CARD_CODES
@@ -219,7 +219,7 @@ def soup(weights: list[Path], calibration: np.ndarray, seed: int, out: Path) -> 
     checkpoint at ``out``. ``weights``: checkpoints or exported ``reader.onnx`` files of one network."""
     import torch
 
-    from models.average import mean_state
+    from models.training.average import mean_state
 
     mixed = mean_state([load_state(w, calibration, seed) for w in weights])
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -358,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
         help="start from these weights (fine-tuning): a checkpoint, or an exported reader.onnx",
     )
     ap.add_argument("--export", type=Path, metavar="WEIGHTS", help="export these weights instead of training")
-    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent)
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2])  # models/
     ap.add_argument(
         "--soup",
         type=Path,
@@ -374,13 +374,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.soup:
         missing = [str(w) for w in args.soup if not w.is_file()]
         if missing:
-            print(f"models.reader_train: no reader at {', '.join(missing)}", file=sys.stderr)
+            print(f"models.training.reader.train: no reader at {', '.join(missing)}", file=sys.stderr)
             return 2
         calibration = np.zeros((0, STORE, STORE, 3), np.uint8)  # only exported readers need patches
         if any(w.suffix == ".onnx" for w in args.soup):
             if not args.train[0].is_file():
                 print(
-                    f"models.reader_train: no patches at {args.train[0]} to calibrate with", file=sys.stderr
+                    f"models.training.reader.train: no patches at {args.train[0]} to calibrate with",
+                    file=sys.stderr,
                 )
                 return 2
             calibration = np.load(args.train[0])["x"]
@@ -389,7 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in (*args.train, args.val):
         if not path.is_file():
             print(
-                f"models.reader_train: no patches at {path} (python -m models.reader_data)", file=sys.stderr
+                f"models.training.reader.train: no patches at {path} (python -m models.training.reader.data)",
+                file=sys.stderr,
             )
             return 2
     train(

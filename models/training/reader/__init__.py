@@ -1,0 +1,1 @@
+"""The corner reader's patches (data) and its training and export (train)."""
