@@ -7,7 +7,18 @@ game (``without_last_round``, ``with_round_replaced``). Every invalid input rais
 :class:`ScorerError` subclass whose message names the round or deal and the bad input.
 """
 
-from scorer.cards import ALL_CARDS, CARD_CODES, JOKER, Card, Rank, Suit, parse_cards
+from scorer.cards import (
+    ALL_CARDS,
+    CARD_CODES,
+    JOKER,
+    JOKERS_PER_DECK,
+    Card,
+    Rank,
+    Suit,
+    cards_over_decks,
+    copies_in_decks,
+    parse_cards,
+)
 from scorer.errors import CardError, JhyapError, LogError, ScorerError, SeepError
 from scorer.jhyap import (
     JhyapGame,
@@ -55,6 +66,7 @@ __all__ = [
     "ALL_CARDS",
     "CARD_CODES",
     "JOKER",
+    "JOKERS_PER_DECK",
     "POINT_CARDS",
     "Baazi",
     "BaaziReason",
@@ -80,8 +92,10 @@ __all__ = [
     "Sweep",
     "SweepWhen",
     "card_value",
+    "cards_over_decks",
     "check_deal",
     "check_round",
+    "copies_in_decks",
     "deal_from_dict",
     "doubled_cards",
     "dumps",

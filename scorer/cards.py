@@ -11,6 +11,7 @@ card-recognition model, and cards sort in this order.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -21,6 +22,7 @@ __all__ = [
     "ALL_CARDS",
     "CARD_CODES",
     "JOKER",
+    "JOKERS_PER_DECK",
     "Card",
     "CardError",
     "JhyapError",
@@ -29,6 +31,8 @@ __all__ = [
     "ScorerError",
     "SeepError",
     "Suit",
+    "cards_over_decks",
+    "copies_in_decks",
     "parse_cards",
 ]
 
@@ -165,3 +169,21 @@ def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
     if isinstance(codes, str):
         raise CardError(f"expected a list of card codes, got the string {codes!r}")
     return tuple(Card.parse(code) for code in codes)
+
+
+JOKERS_PER_DECK = 2
+"""A deck (a pack) holds one of each of the 52 cards and two jokers."""
+
+
+def copies_in_decks(card: Card, decks: int) -> int:
+    """How many copies of ``card`` ``decks`` mixed decks hold (each deck: one of each card, two jokers).
+
+    The one home of the deck's make-up: the games check hands against it, and vision reads no card more
+    often than the packs in play hold."""
+    return decks * (JOKERS_PER_DECK if card.is_joker else 1)
+
+
+def cards_over_decks(cards: Iterable[Card], decks: int) -> frozenset[Card]:
+    """The cards that appear more often in ``cards`` than ``decks`` decks can hold."""
+    counts = Counter(cards)
+    return frozenset(card for card, n in counts.items() if n > copies_in_decks(card, decks))

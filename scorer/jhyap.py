@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from scorer._frozen import FrozenDict, freeze
-from scorer.cards import Card, Rank
+from scorer.cards import Card, Rank, cards_over_decks, copies_in_decks
 from scorer.errors import JhyapError
 
 __all__ = [
@@ -51,19 +51,6 @@ __all__ = [
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
-JOKERS_PER_DECK = 2
-
-
-def copies_in_decks(card: Card, decks: int) -> int:
-    """How many copies of ``card`` ``decks`` mixed decks hold (each deck: one of each card, two jokers)."""
-    return decks * (JOKERS_PER_DECK if card.is_joker else 1)
-
-
-def cards_over_decks(cards: Iterable[Card], decks: int) -> frozenset[Card]:
-    """The cards that appear more often in ``cards`` than ``decks`` decks can hold."""
-    counts = Counter(cards)
-    return frozenset(card for card, n in counts.items() if n > copies_in_decks(card, decks))
-
 
 _FACE_VALUES: dict[Rank, int] = {rank: min(rank.number, 10) for rank in Rank}
 

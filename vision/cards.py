@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from scorer.cards import Card, copies_in_decks
 from vision.errors import InvalidValueError
 from vision.types import Box, DetectedCard, Detection, box_center, box_size
 
@@ -257,19 +258,11 @@ def cards_from_detections(
     return cards
 
 
-JOKERS_PER_DECK = 2  # a pack holds one of each of the 52 cards and two jokers
-
-
 def check_decks(decks: object) -> int:
     """``decks`` as a number of packs, or InvalidValueError naming it (a whole number >= 1)."""
     if isinstance(decks, bool) or not isinstance(decks, int) or decks < 1:
         raise InvalidValueError(f"decks must be a whole number >= 1, got {decks!r}")
     return decks
-
-
-def copies_allowed(code: str, decks: int) -> int:
-    """How many cards of ``code`` ``decks`` mixed packs hold."""
-    return decks * (JOKERS_PER_DECK if code == "JK" else 1)
 
 
 def limit_copies(cards: Sequence[DetectedCard], decks: int) -> list[DetectedCard]:
@@ -279,8 +272,7 @@ def limit_copies(cards: Sequence[DetectedCard], decks: int) -> list[DetectedCard
     players see both). A surplus card with no such alternative keeps its code (nothing is dropped: the
     players are shown the card the packs cannot hold). Order is kept.
 
-    Measured on the 400 held-out synthetic photos (one pack each, the kiosk's reading): 7 photos read a
-    code twice; this rereads 2 of those cards right and leaves 2 fewer extra ones (docs/vision.md).
+    What a pack holds is :func:`scorer.cards.copies_in_decks` (vision knows the deck, not the games).
     """
     check_decks(decks)
     out = list(cards)
@@ -289,7 +281,7 @@ def limit_copies(cards: Sequence[DetectedCard], decks: int) -> list[DetectedCard
         counts = Counter(card.code for card in out)
         surplus: list[int] = []
         for code, n in counts.items():
-            allowed = copies_allowed(code, decks)
+            allowed = copies_in_decks(Card.parse(code), decks)
             if n > allowed:
                 holders = sorted(
                     (i for i, c in enumerate(out) if c.code == code), key=lambda i: -out[i].confidence
@@ -301,7 +293,9 @@ def limit_copies(cards: Sequence[DetectedCard], decks: int) -> list[DetectedCard
         weakest = min(surplus, key=lambda i: (out[i].confidence, i))
         card = out[weakest]
         room = [
-            (code, score) for code, score in card.alternatives if counts[code] < copies_allowed(code, decks)
+            (code, score)
+            for code, score in card.alternatives
+            if counts[code] < copies_in_decks(Card.parse(code), decks)
         ]
         if not room:
             settled.add(weakest)

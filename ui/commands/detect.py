@@ -20,7 +20,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vision.types import CardReading
 
 EXIT_OK = 0
 EXIT_BAD_IMAGE = 1
@@ -130,7 +133,7 @@ def _say(message: str) -> None:
     print("tabletally detect: " + " ".join(message.split()), file=sys.stderr)
 
 
-def _describe(reading: Any) -> str:
+def _describe(reading: CardReading) -> str:
     n_cards, n_hands = len(reading.cards), len(reading.hands)
     head = (
         f"{reading.image}: {n_cards} card{'s' * (n_cards != 1)} in {n_hands} hand{'s' * (n_hands != 1)} "

@@ -40,8 +40,7 @@ def _read(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scorer.errors import ScorerError
-    from scorer.log import replay_text
+    from scorer import ScorerError, replay_text
 
     source = "<stdin>" if args.file == "-" else args.file
     try:

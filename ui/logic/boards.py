@@ -53,8 +53,8 @@ class Board:
 
 
 def jhyap_board(log: dict[str, Any]) -> Board:
-    state = games.score(log)
-    game = games.load(log)
+    state = games.jhyap_state(log)
+    game = games.jhyap_game(log)
     max_score = game.rules.max_score
     rows = [
         PlayerRow(
@@ -86,7 +86,7 @@ def team_name(log: dict[str, Any], team: str) -> str:
 
 
 def seep_board(log: dict[str, Any]) -> Board:
-    state = games.score(log)
+    state = games.seep_state(log)
     lead = state.lead
     last = state.deals[-1] if state.deals else None
     teams = tuple(
@@ -148,7 +148,7 @@ class RoundResult:
 
 def jhyap_round_result(log: dict[str, Any], position: int | None = None) -> RoundResult:
     """The result of one round (default: the last) as the scorer computed it."""
-    state = games.score(log)
+    state = games.jhyap_state(log)
     result = state.rounds[position if position is not None else -1]
     caller = result.caller
     if result.caller_won:
@@ -209,7 +209,7 @@ class DealResult:
 
 
 def seep_deal_result(log: dict[str, Any], position: int | None = None) -> DealResult:
-    state = games.score(log)
+    state = games.seep_state(log)
     d = state.deals[position if position is not None else -1]
     lines = tuple((team_name(log, t), d.card_points[t], d.sweep_points[t], d.points[t]) for t in log["teams"])
     lead_text = _lead_text(log, d.lead.team, d.lead.points)
@@ -236,9 +236,9 @@ class GameStats:
 
 
 def game_stats(log: dict[str, Any]) -> GameStats:
-    state = games.score(log)
     facts: list[str] = []
     if log["game"] == games.JHYAP:
+        state = games.jhyap_state(log)
         calls: dict[str, list[int]] = {}
         for r in state.rounds:
             calls.setdefault(r.caller, [0, 0])[0 if r.caller_won else 1] += 1
@@ -258,14 +258,15 @@ def game_stats(log: dict[str, Any]) -> GameStats:
             else _("No winner: the last players went out together")
         )
         return GameStats(winner, headline, tuple(facts))
+    seep = games.seep_state(log)
     sweeps: dict[str, int] = {t: 0 for t in log["teams"]}
     for deal in log["deals"]:
         for s in deal.get("sweeps", []):
             sweeps[s["team"]] += 1
-    n = len(state.deals)
+    n = len(seep.deals)
     facts.append(ngettext("{n} deal played", "{n} deals played", n).format(n=num(n)))
     for t in log["teams"]:
-        b, s = state.baazis[t], sweeps[t]
+        b, s = seep.baazis[t], sweeps[t]
         baazis = ngettext("{n} baazi", "{n} baazis", b).format(n=num(b))
         swept = ngettext("{n} sweep", "{n} sweeps", s).format(n=num(s))
         facts.append(f"{team_name(log, t)}: {baazis}, {swept}")
@@ -276,7 +277,7 @@ def game_stats(log: dict[str, Any]) -> GameStats:
 
 def seep_winner(log: dict[str, Any]) -> str | None:
     """The team with more baazis (by its players' names), or None when level."""
-    state = games.score(log)
+    state = games.seep_state(log)
     a, b = state.baazis["A"], state.baazis["B"]
     if a == b:
         return None
@@ -341,7 +342,7 @@ def standings(records: Sequence[GameRecord]) -> list[Standing]:
                 if name in table:
                     table[name][1] += 1
         if record.kind == games.SEEP and record.entries:
-            state = games.score(log)
+            state = games.seep_state(log)
             for team, members in log["teams"].items():
                 for name in members:
                     table[name][2] += state.baazis[team]
@@ -355,8 +356,8 @@ def rounds_csv(log: dict[str, Any]) -> str:
     language-neutral (English keys, Western digits) whatever language the kiosk speaks."""
     out = io.StringIO()
     writer = csv.writer(out)
-    state = games.score(log)
     if log["game"] == games.JHYAP:
+        state = games.jhyap_state(log)
         players = log["players"]
         writer.writerow(
             ["round", "dealer", "caller", "caller_won"]
@@ -377,7 +378,7 @@ def rounds_csv(log: dict[str, Any]) -> str:
             + [f"{t} {what}" for t in teams for what in ("card_points", "sweep_points", "points")]
             + ["lead_team", "lead_points", "baazi", "baazi_reason"]
         )
-        for d in state.deals:
+        for d in games.seep_state(log).deals:
             row = [d.number]
             for t in teams:
                 row += [d.card_points[t], d.sweep_points[t], d.points[t]]

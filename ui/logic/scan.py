@@ -22,11 +22,12 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scorer.cards import CARD_CODES, Card, Rank, Suit
+from scorer import CARD_CODES, Card, Rank, Suit
 from ui.i18n import N_, _
 
 if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector loads, not at start-up
     from vision.detector import Detector
+    from vision.types import CardReading
 
 Box = tuple[float, float, float, float]
 JOKER = "JK"
@@ -186,7 +187,7 @@ def _encode_jpeg(image: Any) -> bytes | None:
     return bytes(buf) if ok else None
 
 
-def reading_to_scan(target: str, reading: Any, image: Any, camera: str) -> ScanResult:
+def reading_to_scan(target: str, reading: CardReading, image: Any, camera: str) -> ScanResult:
     """Turn a vision ``CardReading`` into a ScanResult."""
     cards = tuple(
         HandCard(
