@@ -57,6 +57,7 @@ class Chromium:
         self._proc: subprocess.Popen[bytes] | None = None
         self._profile: str | None = None
         self._ws: Any = None
+        self._stack = contextlib.ExitStack()
         self.console: list[str] = []
 
     def __enter__(self) -> Chromium:
@@ -74,7 +75,9 @@ class Chromium:
             page = self._page_target(port)
             from websockets.sync.client import connect
 
-            self._ws = connect(page, max_size=64 * 1024 * 1024, open_timeout=self.timeout)
+            self._ws = self._stack.enter_context(
+                connect(page, max_size=64 * 1024 * 1024, open_timeout=self.timeout)
+            )
             self.call("Page.enable")
             self.call("Runtime.enable")
             self.viewport(self.width, self.height)
@@ -89,7 +92,7 @@ class Chromium:
     def close(self) -> None:
         if self._ws is not None:
             with contextlib.suppress(Exception):
-                self._ws.close()
+                self._stack.close()
             self._ws = None
         if self._proc is not None:
             self._proc.terminate()
