@@ -28,11 +28,10 @@ from vision.types import Box, DetectedCard, Detection, box_center, box_size
 class PairingRules:
     """Geometry and confidence thresholds for turning corners into cards.
 
-    The defaults were measured on 400 synthetic scenes of 16 deck designs (models.scenes, true corner
-    boxes as detections): the corners of one card lie 1.95 to 7.96 corner sizes apart (median 4.15)
-    and differ in size by at most 1.3x; with these defaults every scene's cards were counted exactly.
-    ``max_size_ratio`` leaves room for detector noise: with every box jittered (centre and each side by
-    20% of its size, normal) 1.5 gave 65 extra cards in the 400 scenes and 2.0 gave 8.
+    The defaults come from synthetic scenes of many deck designs with their true corner boxes as
+    detections (the distances and size ratios found there, and how jittered boxes pair, are in
+    docs/vision.md, "From corners to physical cards"); ``max_size_ratio`` leaves room for the detector's
+    noise.
 
     ``min_ratio``..``max_ratio`` bound the distance between the two corner centres of one card, in corner
     sizes (``expected_ratio`` is the typical value, used to pick the best partner); ``max_size_ratio``
@@ -41,7 +40,7 @@ class PairingRules:
     confidence is under ``uncertain_below``, or when on every corner of it another code scores at least
     ``compete_ratio`` times the corner's own confidence. Two corners of one code whose centres lie under
     ``same_corner_ratio`` corner sizes apart are one index seen twice (nested boxes of two sizes, which
-    non-maximum suppression keeps when they overlap less than its threshold; measured on photos at camera
+    non-maximum suppression keeps when they overlap less than its threshold, as in photos at camera
     resolution): the weaker one is dropped, its other readings kept as alternatives.
     """
 
@@ -370,15 +369,12 @@ def group_into_hands(
 
     Without ``n_groups`` two cards are in the same hand when a chain of cards joins them with no gap over
     ``link`` corner sizes (single linkage): in a fanned or overlapping hand the nearest corner of the next
-    card is 1.4 corner sizes away (median; 95% under 3.8, measured on synthetic scenes), so hands laid
-    about a card's width apart separate, and with the turn added touching hands turned apart do too.
-    ``turn=0`` groups by position alone.
+    card lies well within that, so hands laid about a card's width apart separate, and with the turn
+    added touching hands turned apart do too. ``turn=0`` groups by position alone.
 
-    Measured with the pair measure of ``python -m vision.evaluate`` (pairs of rightly read cards put
-    together or apart as laid) on 200 synthetic 1280x960 tables of the held-out designs (seed 11, kiosk
-    tiling, the stage 15 model): with the number of hands 0.920 by position alone, 0.955 with ``turn=8``;
-    without it 0.641 and 0.907 (docs/vision.md, Hands, has the table). Groups come in order of their first
-    card; indices within a group ascend.
+    Both ways are scored by the pair measure of ``python -m vision.evaluate`` (pairs of rightly read cards
+    put together or apart as laid); docs/vision.md ("Hands") has the figures. Groups come in order of
+    their first card; indices within a group ascend.
     """
     if n_groups is not None and n_groups < 1:
         raise InvalidValueError(f"n_groups must be at least 1, got {n_groups}")
