@@ -1,8 +1,8 @@
 """Playing cards: ranks, suits, card codes and the fixed card order shared with the card model.
 
 A card code is a rank ``A 2 3 4 5 6 7 8 9 10 J Q K`` followed by a suit ``S H D C``; ``JK`` is a
-joker. :meth:`Card.parse` accepts any case and ``T`` for ten, so ``ts``, ``10s`` and ``10S`` are
-the same card. :attr:`Card.code` is the canonical spelling (``"10S"``, ``"AH"``, ``"JK"``).
+joker. :meth:`Card.parse` accepts ASCII in any case and ``T`` for ten, so ``ts``, ``10s`` and ``10S``
+are the same card. :attr:`Card.code` is the canonical spelling (``"10S"``, ``"AH"``, ``"JK"``).
 
 ``ALL_CARDS`` (and ``CARD_CODES``) is the fixed order of the 53 distinct cards: for each suit in
 ``S H D C`` the ranks ``A 2 .. 10 J Q K``, then the joker. It is also the class order of the
@@ -120,6 +120,12 @@ class Card:
         """
         if not isinstance(code, str):
             raise CardError(f"card code must be a string, got {code!r}")
+        if not code.isascii():
+            # str.upper() maps some letters onto ASCII ones ("ſ", the long s, becomes "S"): a card code is
+            # ASCII before any case folding, so "Aſ" is not the ace of spades.
+            raise CardError(
+                f"unknown card code {code!r}: card codes are ASCII letters and digits; {_CODE_HELP}"
+            )
         text = code.upper()
         if text == _JOKER_CODE:
             return JOKER

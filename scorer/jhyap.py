@@ -5,6 +5,8 @@ Rules (each house-rule variant is a field of :class:`JhyapRules`):
 * 2-5 players in clockwise seating order. One deck (52 cards + 2 jokers) for up to 4 players,
   two decks for 5, unless the game says otherwise; a round's hands may not hold more copies of a
   card than the decks do.
+* Each player is dealt ``hand_limit`` cards (5) and draws one for each card discarded, so a hand
+  shown at the call holds 1 to ``hand_limit`` cards.
 * Card values: joker 0, ace 1, 2-10 face value, J/Q/K 10.
 * The caller's hand must total at most ``call_limit``. If another player's total is strictly lower
   (or equal, with ``tie_penalizes_caller``) the caller scores ``caller_penalty`` plus their own
@@ -31,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from scorer._frozen import FrozenDict, freeze
+from scorer._limits import RULE_VALUE_MAX, name_problem, shown
 from scorer.cards import Card, Rank, cards_over_decks, copies_in_decks
 from scorer.errors import JhyapError
 
@@ -80,14 +83,19 @@ class JhyapRules:
     caller_penalty: int = 30
     tie_penalizes_caller: bool = False
     halve_exact: bool = True
+    hand_limit: int = 5
 
     def __post_init__(self) -> None:
-        for name in ("max_score", "call_limit", "caller_penalty"):
+        for name in ("max_score", "call_limit", "caller_penalty", "hand_limit"):
             value = getattr(self, name)
-            if not _is_int(value) or value < 0:
-                raise JhyapError(f"rules: {name} must be a whole number >= 0, got {value!r}")
+            if not _is_int(value) or not 0 <= value <= RULE_VALUE_MAX:
+                raise JhyapError(
+                    f"rules: {name} must be a whole number from 0 to {RULE_VALUE_MAX:,}, got {shown(value)}"
+                )
         if self.max_score < 1:
             raise JhyapError(f"rules: max_score must be at least 1, got {self.max_score}")
+        if self.hand_limit < 1:
+            raise JhyapError(f"rules: hand_limit must be at least 1, got {self.hand_limit}")
         for name in ("tie_penalizes_caller", "halve_exact"):
             value = getattr(self, name)
             if not isinstance(value, bool):
@@ -145,6 +153,9 @@ class JhyapGame:
         for name in players:
             if not isinstance(name, str) or not name.strip():
                 raise JhyapError(f"player names must be non-empty strings, got {name!r}")
+            problem = name_problem(name)
+            if problem:
+                raise JhyapError(f"player name {name!r} cannot be used: {problem}")
         duplicates = sorted({name for name in players if players.count(name) > 1})
         if duplicates:
             raise JhyapError(f"duplicate player name {duplicates[0]!r}")
@@ -152,8 +163,10 @@ class JhyapGame:
             raise JhyapError(f"rules must be JhyapRules, got {self.rules!r}")
         if self.first_dealer is not None and self.first_dealer not in players:
             raise JhyapError(f"first_dealer {self.first_dealer!r} is not one of the players")
-        if self.decks is not None and (not _is_int(self.decks) or self.decks < 1):
-            raise JhyapError(f"decks must be a whole number >= 1, got {self.decks!r}")
+        if self.decks is not None and (not _is_int(self.decks) or not 1 <= self.decks <= RULE_VALUE_MAX):
+            raise JhyapError(
+                f"decks must be a whole number from 1 to {RULE_VALUE_MAX:,}, got {shown(self.decks)}"
+            )
         if isinstance(self.rounds, str) or not isinstance(self.rounds, Iterable):
             raise JhyapError(f"rounds must be a list of rounds, got {self.rounds!r}")
         rounds = tuple(self.rounds)
@@ -259,14 +272,21 @@ def _clockwise_from_left(players: tuple[str, ...], dealer: str) -> list[str]:
     return [players[(start + step) % len(players)] for step in range(1, len(players) + 1)]
 
 
-def _check_round(game: JhyapGame, state: JhyapState, round_: JhyapRound, number: int) -> None:
+def _out_in(results: Iterable[JhyapRoundResult]) -> dict[str, int]:
+    """The round each eliminated player went out in."""
+    return {name: result.number for result in results for name in result.eliminated}
+
+
+def _check_round(
+    game: JhyapGame, state: JhyapState, round_: JhyapRound, number: int, out_in: Mapping[str, int]
+) -> None:
+    """Check ``round_`` as round ``number``, played on ``state`` (``out_in``: who went out in which round)."""
     where = f"round {number}"
     if not isinstance(round_, JhyapRound):
         raise JhyapError(f"{where}: expected a JhyapRound, got {round_!r}")
     if state.finished:
         winner = f"{state.winner} won" if state.winner is not None else "it ended without a winner"
-        raise JhyapError(f"{where}: the game is already over ({winner} in round {len(state.rounds)})")
-    out_in = {name: result.number for result in state.rounds for name in result.eliminated}
+        raise JhyapError(f"{where}: the game is already over ({winner} in round {number - 1})")
     for player in round_.hands:
         if player in out_in:
             raise JhyapError(
@@ -281,9 +301,17 @@ def _check_round(game: JhyapGame, state: JhyapState, round_: JhyapRound, number:
         raise JhyapError(f"{where}: caller {round_.caller} was eliminated in round {out_in[round_.caller]}")
     if round_.caller not in game.players:
         raise JhyapError(f"{where}: unknown caller {round_.caller!r}")
+    limit = game.rules.hand_limit
     for player in state.active:
         if not round_.hands[player]:
             raise JhyapError(f"{where}: {player}'s hand is empty")
+        held = len(round_.hands[player])
+        if held > limit:
+            cards = "1 card" if limit == 1 else f"{limit} cards"
+            raise JhyapError(
+                f"{where}: {player}'s hand holds {held} cards, over the hand limit of {limit} "
+                f"(each player is dealt {cards} and draws one for each card discarded)"
+            )
     decks = game.deck_count
     counts = Counter(card for hand in round_.hands.values() for card in hand)
     over = sorted(cards_over_decks(counts.elements(), decks))
@@ -302,9 +330,12 @@ def _check_round(game: JhyapGame, state: JhyapState, round_: JhyapRound, number:
         )
 
 
-def _play(game: JhyapGame, state: JhyapState, round_: JhyapRound) -> JhyapState:
+def _play(
+    game: JhyapGame, state: JhyapState, round_: JhyapRound, number: int
+) -> tuple[JhyapRoundResult, JhyapState]:
+    """Round ``number`` played on ``state``: its result, and the state after it (whose ``rounds`` the
+    caller keeps: copying the history every round would make a replay grow with the square of its length)."""
     rules = game.rules
-    number = len(state.rounds) + 1
     dealer = state.next_dealer
     assert dealer is not None  # a finished game was rejected by _check_round
     active = state.active
@@ -366,8 +397,8 @@ def _play(game: JhyapGame, state: JhyapState, round_: JhyapRound) -> JhyapState:
         eliminated=out,
         next_starter=next_starter,
     )
-    return JhyapState(
-        rounds=(*state.rounds, result),
+    return result, JhyapState(
+        rounds=(),
         totals=totals,
         active=still_active,
         eliminated=(*state.eliminated, *out),
@@ -397,10 +428,14 @@ def score_jhyap(game: JhyapGame) -> JhyapState:
     if not isinstance(game, JhyapGame):
         raise JhyapError(f"expected a JhyapGame, got {game!r}")
     state = _initial_state(game)
+    results: list[JhyapRoundResult] = []
+    out_in: dict[str, int] = {}
     for number, round_ in enumerate(game.rounds, 1):
-        _check_round(game, state, round_, number)
-        state = _play(game, state, round_)
-    return state
+        _check_round(game, state, round_, number, out_in)
+        result, state = _play(game, state, round_, number)
+        results.append(result)
+        out_in.update(dict.fromkeys(result.eliminated, number))
+    return replace(state, rounds=tuple(results))
 
 
 def check_round(game: JhyapGame, round_: JhyapRound) -> None:
@@ -409,4 +444,4 @@ def check_round(game: JhyapGame, round_: JhyapRound) -> None:
     Raises :class:`JhyapError` (naming the round number it would have) when it could not.
     """
     state = score_jhyap(game)
-    _check_round(game, state, round_, len(state.rounds) + 1)
+    _check_round(game, state, round_, len(state.rounds) + 1, _out_in(state.rounds))

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from scorer._limits import RULE_VALUE_MAX
 from scorer.cards import Card, parse_cards
 from scorer.errors import LogError, ScorerError
 from scorer.jhyap import JhyapGame, JhyapRound, JhyapRules, JhyapState, score_jhyap
@@ -57,7 +58,14 @@ _G = TypeVar("_G")  # the game they make
 _GAME_KINDS = ("jhyap", "seep")
 _JHYAP_KEYS = ("game", "players", "first_dealer", "decks", "rules", "rounds")
 _JHYAP_REQUIRED = ("game", "players", "rounds")
-_JHYAP_RULE_KEYS = ("max_score", "call_limit", "caller_penalty", "tie_penalizes_caller", "halve_exact")
+_JHYAP_RULE_KEYS = (
+    "max_score",
+    "call_limit",
+    "caller_penalty",
+    "tie_penalizes_caller",
+    "halve_exact",
+    "hand_limit",
+)
 _ROUND_KEYS = ("caller", "hands")
 _SEEP_KEYS = ("game", "teams", "rules", "deals")
 _SEEP_REQUIRED = ("game", "teams", "deals")
@@ -388,6 +396,12 @@ def loads(text: str) -> Game:
         raise LogError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     except RecursionError as exc:
         raise LogError("invalid JSON: nested too deeply") from exc
+    except ValueError as exc:
+        # json turns digits into an int before any check of ours: Python refuses more than 4,300 of them.
+        raise LogError(
+            "invalid JSON: a number too long to read (over 4,300 digits; no number in a game log needs more "
+            f"than {len(str(RULE_VALUE_MAX))})"
+        ) from exc
     return game_from_dict(data)
 
 

@@ -7,6 +7,9 @@ Rules (each house-rule variant is a field of :class:`SeepRules`):
 * A deal lists the cards each team captured. With one team's cards given, the other team captured
   every other card. With both given, no card may be in both and their point cards together must be
   exactly the 17 point cards (cards that score nothing may be left out).
+* Each of the four players is dealt 12 cards and plays them one at a time, so a deal has 48 plays and
+  each team makes 24 of them (:data:`PLAYS_PER_TEAM`). A sweep is made by a play, so a team has at most
+  24 sweeps in a deal, at most one of all sweeps is on the first play and at most one on the last.
 * A sweep scores ``sweep_points`` (50), ``first_sweep_points`` (25) on the first play of the deal,
   ``last_sweep_points`` (0) on the last play. A team's deal points are card points plus sweep points.
 * A team whose deal points are under ``min_points`` loses the baazi at once (reason
@@ -25,11 +28,13 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from scorer._frozen import FrozenDict, freeze
+from scorer._limits import RULE_VALUE_MAX, name_problem, shown
 from scorer.cards import ALL_CARDS, Card, Rank, Suit
 from scorer.errors import SeepError
 
 __all__ = [
     "DECK",
+    "PLAYS_PER_TEAM",
     "POINT_CARDS",
     "TOTAL_POINTS",
     "Baazi",
@@ -77,6 +82,12 @@ TOTAL_POINTS = sum(seep_card_points(card) for card in POINT_CARDS)
 """Points in a deck: 100."""
 
 _SORTED_POINT_CARDS: tuple[Card, ...] = tuple(sorted(POINT_CARDS))
+
+CARDS_PER_PLAYER = 12
+"""Each player's cards in a deal (4 on the floor + 4 x 12 in hand = the 52-card deck)."""
+
+PLAYS_PER_TEAM = 2 * CARDS_PER_PLAYER
+"""The plays a team makes in a deal, one per card its two players hold: the most sweeps it can make."""
 
 
 def _codes(cards: Iterable[Card]) -> str:
@@ -127,8 +138,10 @@ class SeepRules:
     def __post_init__(self) -> None:
         for name in ("baazi_lead", "min_points", "sweep_points", "first_sweep_points", "last_sweep_points"):
             value = getattr(self, name)
-            if not _is_int(value) or value < 0:
-                raise SeepError(f"rules: {name} must be a whole number >= 0, got {value!r}")
+            if not _is_int(value) or not 0 <= value <= RULE_VALUE_MAX:
+                raise SeepError(
+                    f"rules: {name} must be a whole number from 0 to {RULE_VALUE_MAX:,}, got {shown(value)}"
+                )
         if self.baazi_lead < 1:
             raise SeepError(f"rules: baazi_lead must be at least 1, got {self.baazi_lead}")
         if self.min_points > TOTAL_POINTS // 2:
@@ -199,6 +212,9 @@ class SeepGame:
         for team, members in self.teams.items():
             if not isinstance(team, str) or not team.strip():
                 raise SeepError(f"team names must be non-empty strings, got {team!r}")
+            problem = name_problem(team)
+            if problem:
+                raise SeepError(f"team name {team!r} cannot be used: {problem}")
             if isinstance(members, str) or not isinstance(members, Iterable):
                 raise SeepError(f"team {team} must be a list of 2 players, got {members!r}")
             pair = tuple(members)
@@ -207,6 +223,9 @@ class SeepGame:
             for name in pair:
                 if not isinstance(name, str) or not name.strip():
                     raise SeepError(f"team {team}: player names must be non-empty strings, got {name!r}")
+                problem = name_problem(name)
+                if problem:
+                    raise SeepError(f"team {team}: player name {name!r} cannot be used: {problem}")
                 if name in seen:
                     raise SeepError(f"duplicate player name {name!r}")
                 seen.add(name)
@@ -336,11 +355,19 @@ def _check_deal(game: SeepGame, deal: SeepDeal, number: int) -> None:
         if missing:
             raise SeepError(f"{where}: point cards missing from both teams' captures: {_codes(missing)}")
     firsts = lasts = 0
+    per_team = Counter[str]()
     for sweep in deal.sweeps:
         if sweep.team not in game.teams:
             raise SeepError(f"{where}: sweep by unknown team {sweep.team!r}")
         firsts += sweep.when is SweepWhen.FIRST
         lasts += sweep.when is SweepWhen.LAST
+        per_team[sweep.team] += 1
+    for team, count in per_team.items():
+        if count > PLAYS_PER_TEAM:
+            raise SeepError(
+                f"{where}: team {team} has {count} sweeps, but a team makes only {PLAYS_PER_TEAM} plays in a "
+                f"deal ({CARDS_PER_PLAYER} cards per player), one sweep at most per play"
+            )
     if firsts > 1:
         raise SeepError(f"{where}: {firsts} sweeps on the first play; a deal has only one first play")
     if lasts > 1:

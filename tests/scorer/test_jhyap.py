@@ -112,10 +112,10 @@ def test_deck_count_must_be_a_positive_whole_number(decks: object) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"max_score": -4}, "max_score must be a whole number >= 0, got -4"),
+        ({"max_score": -4}, "max_score must be a whole number from 0 to 1,000,000, got -4"),
         ({"max_score": 0}, "max_score must be at least 1"),
         ({"max_score": 200.0}, "max_score must be a whole number"),
-        ({"call_limit": -1}, "call_limit must be a whole number >= 0, got -1"),
+        ({"call_limit": -1}, "call_limit must be a whole number from 0 to 1,000,000, got -1"),
         ({"call_limit": True}, "call_limit must be a whole number"),
         ({"caller_penalty": "30"}, "caller_penalty must be a whole number"),
         ({"tie_penalizes_caller": 1}, "tie_penalizes_caller must be true or false, got 1"),

@@ -32,7 +32,7 @@ def _hand_worth(pile: list[Card], target: int) -> tuple[Card, ...] | None:
     """Cards from ``pile`` (taken out of it) worth exactly ``target``, or None."""
     cards: list[Card] = []
     for card in sorted(pile, key=card_value, reverse=True):
-        if 0 < card_value(card) <= target - hand_value(cards) and len(cards) < 6:
+        if 0 < card_value(card) <= target - hand_value(cards) and len(cards) < 5:
             cards.append(card)
     if not cards or hand_value(cards) != target:
         return None

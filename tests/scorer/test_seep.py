@@ -299,7 +299,7 @@ def test_teams_must_be_two_teams_of_two(teams: dict[str, tuple[str, ...]], messa
     ("kwargs", "message"),
     [
         ({"baazi_lead": 0}, "baazi_lead must be at least 1"),
-        ({"baazi_lead": -5}, "baazi_lead must be a whole number >= 0, got -5"),
+        ({"baazi_lead": -5}, "baazi_lead must be a whole number from 0 to 1,000,000, got -5"),
         ({"min_points": 51}, "min_points must be at most 50"),
         ({"min_points": 9.5}, "min_points must be a whole number"),
         ({"sweep_points": True}, "sweep_points must be a whole number"),

@@ -100,6 +100,7 @@ def test_new_game_form_defaults_come_from_the_rules_engine() -> None:
         "caller_penalty": 30,
         "tie_penalizes_caller": False,
         "halve_exact": True,
+        "hand_limit": 5,
     }
     assert NewGameForm("seep").rules["baazi_lead"] == 100
 

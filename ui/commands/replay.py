@@ -55,8 +55,20 @@ def run(args: argparse.Namespace) -> int:
         return _fail(source, str(exc))
     indent = None if args.compact else 2
     try:
-        sys.stdout.write(json.dumps(result, indent=indent, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
+        text = json.dumps(result, indent=indent, ensure_ascii=False) + "\n"
+        data = text.encode("utf-8")
+    except (ValueError, UnicodeEncodeError) as exc:
+        # The scorer bounds rule numbers and refuses names that are not text, so this is a last guard:
+        # never a traceback, and nothing half-printed.
+        return _fail(source, f"the result cannot be written as UTF-8 JSON: {exc}")
+    try:
+        if hasattr(sys.stdout, "buffer"):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(text)
+            sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (`tabletally replay game.json | head`): not an error worth a traceback.
         devnull = os.open(os.devnull, os.O_WRONLY)

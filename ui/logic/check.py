@@ -33,7 +33,7 @@ class CardMark:
     code: str
     colour: int  # the holder's colour index (seating order), TABLE_COLOUR for the table
     doubtful: bool  # the camera was unsure and no player has looked yet
-    flagged: bool  # more copies than the packs in play hold
+    flagged: bool  # more copies than the packs in play hold, or beyond the hand limit
     box: Box | None
 
     @property
@@ -83,9 +83,16 @@ class CardChoices:
     move_to: tuple[tuple[Owner, str], ...]  # (holder, button text)
 
 
-def _marks(owner: Owner, cards: list[HandCard] | None, colour: int, over: set[str]) -> tuple[CardMark, ...]:
+def _marks(
+    owner: Owner,
+    cards: list[HandCard] | None,
+    colour: int,
+    over: set[str],
+    extra: frozenset[int] = frozenset(),
+) -> tuple[CardMark, ...]:
+    """``extra``: positions of cards beyond the hand limit, flagged like cards beyond the packs."""
     return tuple(
-        CardMark(owner, i, c.code, colour, c.needs_look, c.code in over, c.box)
+        CardMark(owner, i, c.code, colour, c.needs_look, c.code in over or i in extra, c.box)
         for i, c in enumerate(cards or [])
     )
 
@@ -111,7 +118,7 @@ def jhyap_view(flow: JhyapRoundFlow) -> CheckView:
                 owner=p,
                 title=p,
                 colour=flow.players.index(p),
-                cards=_marks(p, hand, flow.players.index(p), over),
+                cards=_marks(p, hand, flow.players.index(p), over, flow.extra_cards(p)),
                 total=games.hand_total(codes[p]) if hand is not None else None,
                 is_caller=p == flow.caller,
                 entered=hand is not None,

@@ -61,6 +61,7 @@ _LABELS = {
     "caller_penalty": N_("Caller penalty"),
     "tie_penalizes_caller": N_("A tie beats the caller"),
     "halve_exact": N_("Exactly 200 halves"),
+    "hand_limit": N_("Cards in a hand"),
     "baazi_lead": N_("Baazi at lead"),
     "min_points": N_("Lose below"),
     "sweep_points": N_("Sweep"),

@@ -120,6 +120,24 @@ class JhyapRoundFlow(CardEditing):
     def call_limit(self) -> int:
         return int(games.jhyap_game(self.log).rules.call_limit)
 
+    @property
+    def hand_limit(self) -> int:
+        return int(games.jhyap_game(self.log).rules.hand_limit)
+
+    def extra_cards(self, player: str) -> frozenset[int]:
+        """Positions of the cards in ``player``'s hand beyond the hand limit, the ones most likely not held
+        (a card of the floor or the pile in the photo): cards no player has fixed before fixed ones, the
+        camera's least sure first, then the last read. Empty when the hand is within the limit."""
+        hand = self.hands.get(player) or []
+        over = len(hand) - self.hand_limit
+        if over <= 0:
+            return frozenset()
+        ranked = sorted(
+            range(len(hand)),
+            key=lambda i: (hand[i].fixed, hand[i].confidence if hand[i].confidence is not None else 1.0, -i),
+        )
+        return frozenset(ranked[:over])
+
     def _guess_caller(self) -> None:
         """Preselect the caller when exactly one hand is at or under the call limit (a tap saved)."""
         if self.caller is not None and not self.caller_guessed:
@@ -298,6 +316,10 @@ class JhyapRoundFlow(CardEditing):
         error = self.check()
         if error:
             out.append(error)
+            if any(self.extra_cards(p) for p in self.active):
+                out.append(
+                    _("Is a card from the table in the photo? Remove the marked card, or fix the hand.")
+                )
         return out
 
     def check(self) -> str | None:
