@@ -25,11 +25,8 @@ import numpy as np
 
 from vision.errors import ImageError, InvalidValueError, ModelError
 from vision.geometry import (
-    Letterbox,
-    box_iou_one,
     candidate_boxes,
     class_nms,
-    decode_predictions,
     fuse_views,
     letterbox,
     rect_input_size,
@@ -76,20 +73,15 @@ __all__ = [
     "CardDetector",
     "Detection",
     "Detector",
-    "Letterbox",
-    "box_iou_one",
     "check_image_array",
-    "decode_predictions",
-    "letterbox",
     "merge_reading",
     "rotations_from",
-    "tile_grid",
     "tiling",
     "to_input_tensor",
 ]
-# Letterbox, box_iou_one, decode_predictions, letterbox, tile_grid, rotations_from, tiling, DEFAULT_ONNX,
-# DEFAULT_ROTATIONS and MODEL_ENV live in vision.geometry and vision.model_config; they stay importable
-# from here for the model tools that imported them from vision.detector.
+# DEFAULT_ONNX, DEFAULT_ROTATIONS, MODEL_ENV, READER_ENV, ROTATIONS_ENV, rotations_from and tiling live in
+# vision.model_config; they are exported here too, as the detector's defaults and settings. The geometry
+# is imported from vision.geometry only.
 
 DEFAULT_CONF = 0.25
 AUTO_TILE_FACTOR = 2.0  # chosen by measurement: docs/vision.md ("Speed and memory", the tiling tables)

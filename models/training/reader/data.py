@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector import box_iou_one
+from vision.geometry import box_iou_one
 from vision.reader import CONTEXT, PATCH, corner_patch
 from vision.types import CARD_CODES, ModelError
 
