@@ -17,18 +17,24 @@ import json
 import math
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from vision.runtime import MODELS_DIR, bgr_batch_input, onnx_session
 from vision.types import CARD_CODES, ModelError
 
+if TYPE_CHECKING:
+    from vision.deck import DeckMemory
+
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 READER_JSON = "reader.json"
 PATCH = 48  # the reader's input side in pixels
 CONTEXT = 1.5  # the patch side over the box's longer side
 NONE_CLASS = "none"  # the reader's extra class: the patch shows no corner index
+FEATURES_OUTPUT = (
+    "features"  # the reader's second output: its penultimate features (vision.deck remembers them)
+)
 
 
 def patch_square(
@@ -67,6 +73,11 @@ class CornerReader:
 
     ``read(image, boxes)`` gives, per box, the reader's probabilities over the 53 card codes (in
     :data:`CARD_CODES` order) and the probability that the patch shows no corner index.
+
+    ``deck`` (None: the standard reading) is a taught deck (:class:`vision.deck.DeckMemory`): the reader
+    then also computes its penultimate features of each patch (the model's ``features`` output) and the
+    deck blends its memory of those corners into the card probabilities. Without a deck the reading is
+    exactly the standard one.
     """
 
     def __init__(self, model_path: Path | str = DEFAULT_READER, threads: int = 2) -> None:
@@ -76,6 +87,8 @@ class CornerReader:
         self._lock = threading.Lock()
         self.size = PATCH
         self.context = CONTEXT
+        self.deck: DeckMemory | None = None
+        """The taught deck whose memory is blended into the reading, or None (the standard reading)."""
 
     def load(self) -> CornerReader:
         with self._lock:
@@ -99,16 +112,44 @@ class CornerReader:
         self.context = float(meta.get("context", CONTEXT))
         session = onnx_session(p, self.threads, "reader model")
         self._input = session.get_inputs()[0].name
+        self.has_features = any(o.name == FEATURES_OUTPUT for o in session.get_outputs())
+        self._logits = session.get_outputs()[0].name
         self._session = session
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per box (Nx4 xyxy in ``image`` pixels): card probabilities (Nx53) and "no corner" (N)."""
+        """Per box (Nx4 xyxy in ``image`` pixels): card probabilities (Nx53) and "no corner" (N); with a
+        taught ``deck``, the card probabilities blended with its memory (:meth:`DeckMemory.blend`)."""
         self.load()
         if len(boxes) == 0:
             return np.zeros((0, len(CARD_CODES)), np.float32), np.zeros(0, np.float32)
         patches = [corner_patch(image, tuple(b), self.size, self.context) for b in boxes]
-        logits = self._session.run(None, {self._input: patches_tensor(patches)})[0]
-        logits = logits - logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        probs /= probs.sum(axis=1, keepdims=True)
-        return probs[:, : len(CARD_CODES)].astype(np.float32), probs[:, len(CARD_CODES)].astype(np.float32)
+        if self.deck is None:
+            logits = self._session.run([self._logits], {self._input: patches_tensor(patches)})[0]
+            return probabilities(logits)
+        cards, none, features = self.read_patches(patches)
+        return self.deck.blend(cards, features), none
+
+    def read_patches(self, patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The standard reading of ``PATCH``-sized BGR patches: card probabilities (Nx53), "no corner"
+        (N) and the penultimate features (NxF). A :class:`ModelError` for a reader without features."""
+        self.load()
+        if not self.has_features:
+            raise ModelError(
+                f"{self.model_path} has no {FEATURES_OUTPUT!r} output, which a taught deck needs "
+                "(python -m models.training.reader.features adds it)"
+            )
+        if not patches:
+            return (np.zeros((0, len(CARD_CODES)), np.float32), np.zeros(0, np.float32), np.zeros((0, 0)))
+        logits, features = self._session.run(
+            [self._logits, FEATURES_OUTPUT], {self._input: patches_tensor(patches)}
+        )
+        cards, none = probabilities(logits)
+        return cards, none, np.asarray(features, np.float32)
+
+
+def probabilities(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's logits (Nx54) -> card probabilities (Nx53) and "no corner" (N), float32."""
+    logits = logits - logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    probs /= probs.sum(axis=1, keepdims=True)
+    return probs[:, : len(CARD_CODES)].astype(np.float32), probs[:, len(CARD_CODES)].astype(np.float32)

@@ -1,0 +1,298 @@
+"""Measure teaching a deck (:mod:`vision.deck`): the kiosk's reading of a deck before and after it is taught.
+
+Synthetic designs no model trained on: procedural decks (:mod:`models.training.data.procedural`) numbered
+far past the trained ones (``proc-300`` ...; training drew ``proc-00`` ... ``proc-191`` with seed 0, see
+:data:`models.training.data.decks.PROCEDURAL_TRAINED`). Each is taught from one single-card photo per card
+(53 with the joker, drawn by the generator's scene renderer: its surfaces, light, shadows, perspective and
+camera effects), then ``--scenes`` held-out scenes of that design (the generator's usual mix: hands,
+tables, Seep rows, scatters, close-ups) are read with the kiosk's reading, standard and with the taught deck.
+
+The real photos (``--real``, ``../shared/realcards``): ``ivr_edinburgh`` is one deck, 32 cards photographed
+twice (``data1``, ``data2``): taught from one half, measured on the other, both ways round.
+
+``--tune`` also sweeps the blend's weight and temperature on the first design (``--tune-design``, not one
+of those reported) and prints the sweep; the detector's passes and the reader's features are cached, so
+the sweep costs little more than one reading.
+
+    python -m models.training.deck_teaching [--scenes 60] [--designs 300 301 302] [--real DIR] [--tune]
+
+Prints one table (markdown): cards right and photos read exactly, before and after, teaching time and
+photos used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.deck import DeckMemory, TeachPhoto, teach, use_deck
+from vision.detector import CardDetector
+from vision.evaluate import Score
+from vision.pipeline import read_cards
+from vision.reader import CornerReader
+
+FACES = Path("runs/deckteach/faces")
+COURT_DECKS = ("standard", "gm-paris")  # SVG training decks lending court pictures to the drawn decks
+PROCEDURAL_SEED = 0  # the seed training drew its procedural decks with
+DESIGNS = (300, 301, 302)
+TUNE_DESIGN = 303
+TEACH_SIZE = (1280, 960)  # a teaching photo (the kiosk camera's view, scaled)
+SCENE_SIZE = (1280, 960)
+Scene = tuple[np.ndarray, dict[str, Any]]  # a photo and its truth ("cards", "hands", "kind")
+REAL = Path(__file__).resolve().parents[3] / "shared" / "realcards"
+
+
+def draw_designs(faces: Path, indices: Sequence[int]) -> list[str]:
+    """The procedural decks ``indices`` in ``faces`` (drawn when missing; court pictures from
+    :data:`COURT_DECKS`, rendered first when missing)."""
+    from models.training.data.decks import decks_by_name
+    from models.training.data.faces import render_decks
+    from models.training.data.procedural import (
+        court_sources,
+        deck_name,
+        deck_style,
+        find_fonts,
+        find_pip_fonts,
+        render_deck,
+    )
+
+    missing = [d for d in COURT_DECKS if not (faces / d / "corners.json").is_file()]
+    if missing:
+        from models.training.data.corners import measure_deck_corners
+
+        known = decks_by_name()
+        render_decks([known[d] for d in missing], faces, workers=1)
+        for d in missing:
+            corners = measure_deck_corners(faces / d)
+            (faces / d / "corners.json").write_text(json.dumps(corners, indent=1) + "\n", encoding="utf-8")
+    fonts, pips, sources = find_fonts(), find_pip_fonts(), court_sources(faces)
+    names = []
+    for index in indices:
+        if not (faces / deck_name(index) / "corners.json").is_file():
+            render_deck(faces, index, deck_style(PROCEDURAL_SEED, index, fonts, pips, sources))
+        names.append(deck_name(index))
+    return names
+
+
+def _jpeg(image: np.ndarray, quality: int = 90) -> np.ndarray:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+    return image if decoded is None else np.asarray(decoded)
+
+
+def teaching_photos(faces: Path, name: str, seed: int) -> list[TeachPhoto]:
+    """One photo per card of design ``name``: the card alone, near upright, filling about two thirds of
+    the frame's height, under the generator's light and camera effects."""
+    from models.training.data.decks import Deck, Family, Split
+    from models.training.data.scenes import FaceLibrary, Placement, render_scene
+
+    deck = Deck(name, Family.PROCEDURAL, faces / name, name, Split.VAL, ("JK",))
+    library = FaceLibrary(faces, (deck,))
+    rng = np.random.default_rng([seed, 1])
+    w, h = TEACH_SIZE
+    photos = []
+    for code, face in library.deck_faces(deck).items():
+        if code == "back":
+            continue
+        p = Placement(
+            face,
+            w / 2 + rng.normal(0, 0.05) * w,
+            h / 2 + rng.normal(0, 0.05) * h,
+            rng.uniform(0.55, 0.75) * h,
+            rng.normal(0, 5),
+        )
+        image, _, _ = render_scene(rng, [p], w, h, rng.uniform(0, 0.05), 0, None)
+        photos.append(TeachPhoto(f"{code}.jpg", _jpeg(image), (code,)))
+    return photos
+
+
+def held_out_scenes(faces: Path, name: str, count: int, seed: int) -> list[Scene]:
+    """``count`` scenes of design ``name`` (the generator's usual mix), with their truth."""
+    from models.training.data.decks import Deck, Family, Split
+    from models.training.data.scenes import FaceLibrary, SceneMaker
+
+    deck = Deck(name, Family.PROCEDURAL, faces / name, name, Split.VAL, ("JK",))
+    maker = SceneMaker(FaceLibrary(faces, (deck,)))
+    out = []
+    for k in range(count):
+        rng = np.random.default_rng([seed, 2, k])
+        result = maker.make(rng, *SCENE_SIZE)
+        out.append((_jpeg(result.image), {"cards": result.cards, "hands": result.hands, "kind": result.kind}))
+    return out
+
+
+class CachedDetector(CardDetector):
+    """The kiosk's detector whose model passes are remembered by input (a sweep reads the same photos
+    again with other blends; the passes do not depend on the blend)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._passes: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray]] = {}
+
+    def _candidates(self, image: np.ndarray, quarter_turns: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        key = (hashlib.blake2b(np.ascontiguousarray(image).data, digest_size=16).digest(), quarter_turns)
+        if key not in self._passes:
+            self._passes[key] = super()._candidates(image, quarter_turns)
+        return self._passes[key]
+
+
+class CachedReader(CornerReader):
+    """The corner reader whose readings of a batch of patches are remembered (as above)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._seen: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def read_patches(self, patches: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not patches:
+            return super().read_patches(patches)
+        key = hashlib.blake2b(np.stack(patches).data, digest_size=16).digest()
+        if key not in self._seen:
+            self._seen[key] = super().read_patches(patches)
+        return self._seen[key]
+
+
+def make_detector() -> CachedDetector:
+    detector = CachedDetector(threads=2)
+    assert detector.reader is not None
+    detector.reader = CachedReader(detector.reader.model_path, 2)
+    detector.load()
+    return detector
+
+
+@dataclass
+class Row:
+    name: str
+    photos_taught: int
+    cards_taught: int
+    teach_s: float
+    scenes: int
+    before: Score
+    after: Score
+
+
+def score(detector: CardDetector, scenes: list[Scene]) -> Score:
+    result = Score()
+    for image, truth in scenes:
+        result.add(truth, read_cards(image, detector))
+    return result
+
+
+def measure(
+    detector: CardDetector,
+    name: str,
+    photos: list[TeachPhoto],
+    scenes: list[Scene],
+) -> tuple[Row, DeckMemory]:
+    use_deck(detector, None)
+    before = score(detector, scenes)
+    start = time.perf_counter()
+    memory, _ = teach("measured", photos, detector)
+    taught = time.perf_counter() - start
+    use_deck(detector, memory)
+    after = score(detector, scenes)
+    use_deck(detector, None)
+    return Row(name, len(photos), len(memory.cards), taught, len(scenes), before, after), memory
+
+
+def real_halves(root: Path) -> list[tuple[str, list[TeachPhoto], list[Scene]]]:
+    """ivr_edinburgh: taught from data1, measured on data2, and the other way round."""
+    manifest = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
+    halves: dict[str, list[tuple[str, np.ndarray, str]]] = {"data1": [], "data2": []}
+    for entry in manifest["images"]:
+        parts = entry["file"].split("/")
+        if parts[0] == "ivr_edinburgh" and parts[1] in halves and len(entry.get("cards", [])) == 1:
+            image = cv2.imread(str(root / entry["file"]), cv2.IMREAD_COLOR)
+            if image is not None:
+                halves[parts[1]].append((entry["file"], image, entry["cards"][0]))
+    out = []
+    for teach_half, test_half in (("data1", "data2"), ("data2", "data1")):
+        photos = [TeachPhoto(Path(f).name, im, (code,)) for f, im, code in halves[teach_half]]
+        scenes = [(im, {"cards": [code]}) for _, im, code in halves[test_half]]
+        out.append((f"ivr_edinburgh, taught {teach_half}, read {test_half}", photos, scenes))
+    return out
+
+
+def pct(s: Score) -> str:
+    total = s.right + s.missing
+    return f"{100 * s.right / max(total, 1):.1f} % ({s.right}/{total}, {s.extra} extra)"
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        "| set | photos taught (cards) | teaching s | photos read | cards right before | after "
+        "| exact before | after |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.name} | {r.photos_taught} ({r.cards_taught}) | {r.teach_s:.1f} | {r.scenes} | "
+            f"{pct(r.before)} | **{pct(r.after)}** | {r.before.exact} | **{r.after.exact}** |"
+        )
+    return "\n".join(lines)
+
+
+def sweep(
+    detector: CardDetector, memory: DeckMemory, scenes: list[Scene]
+) -> list[tuple[float, float, int, int]]:
+    """(weight, temperature, cards right, exact photos) for a grid of blends on ``scenes``."""
+    out = []
+    for weight in (0.3, 0.5, 0.6, 0.8, 1.0):
+        for temperature in (0.02, 0.05, 0.1):
+            memory.weight, memory.temperature = weight, temperature
+            use_deck(detector, memory)
+            s = score(detector, scenes)
+            out.append((weight, temperature, s.right, s.exact))
+    use_deck(detector, None)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--faces", type=Path, default=FACES, help="face cache to draw the designs into")
+    ap.add_argument("--designs", type=int, nargs="*", default=list(DESIGNS), help="procedural deck numbers")
+    ap.add_argument("--scenes", type=int, default=60, help="held-out scenes per design")
+    ap.add_argument("--seed", type=int, default=53)
+    ap.add_argument("--real", type=Path, default=REAL, help="the real photos (skipped when missing)")
+    ap.add_argument("--tune", action="store_true", help="also sweep the blend on --tune-design")
+    ap.add_argument("--tune-design", type=int, default=TUNE_DESIGN)
+    args = ap.parse_args(argv)
+
+    detector = make_detector()
+    rows: list[Row] = []
+    if args.tune:
+        (name,) = draw_designs(args.faces, [args.tune_design])
+        scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)
+        row, memory = measure(detector, name, teaching_photos(args.faces, name, args.seed), scenes)
+        print(f"tuning on {name}: before {pct(row.before)}, exact {row.before.exact}/{row.scenes}")
+        for weight, temperature, right, exact in sweep(detector, memory, scenes):
+            print(f"  weight {weight:.1f} temperature {temperature:.2f}: cards right {right}, exact {exact}")
+        sys.stdout.flush()
+    for name in draw_designs(args.faces, args.designs):
+        scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)
+        row, _ = measure(
+            detector, f"{name} (synthetic)", teaching_photos(args.faces, name, args.seed), scenes
+        )
+        rows.append(row)
+        print(table(rows[-1:]).splitlines()[-1], flush=True)
+    if (args.real / "manifest.json").is_file():
+        for name, photos, scenes in real_halves(args.real):
+            rows.append(measure(detector, name, photos, scenes)[0])
+            print(table(rows[-1:]).splitlines()[-1], flush=True)
+    print()
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
