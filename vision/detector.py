@@ -337,9 +337,15 @@ class CardDetector:
         turned = rotate_image(image, quarter_turns)
         size = self.input_hw or rect_input_size(turned.shape[:2], self.imgsz)
         padded, lb = letterbox(turned, size)
-        output = self._session.run(None, {self._input_name: to_input_tensor(padded)})[0]
+        output = self.run_model(padded)
         boxes, scores = candidate_boxes(output, len(self.codes), lb, turned.shape[:2], self.candidate_conf)
         return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
+
+    def run_model(self, letterboxed: np.ndarray) -> np.ndarray:
+        """The model's raw output ``(1, 4 + classes, anchors)`` for one letterboxed HxWx3 BGR input: the
+        one step a runtime adapter replaces (:mod:`vision.ncnn_backend`)."""
+        output: np.ndarray = self._session.run(None, {self._input_name: to_input_tensor(letterboxed)})[0]
+        return output
 
     def tiles_for(self, image_hw: tuple[int, int]) -> int:
         """The tiling a photo gets before anything is found in it: as given, else 2 when its long side is

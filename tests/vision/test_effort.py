@@ -1,0 +1,100 @@
+"""Reading with effort where it is needed (vision.effort): the views voted on where they looked, the full
+reading rebuilt from passes, one pass for a sure first look, more only where it leaves doubt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.vision.helpers import raw_output, table_photo
+from vision.detector import CardDetector
+from vision.effort import FOCUSED, FULL, Passes, fuse_covered, read_focused, read_with_effort
+from vision.geometry import fuse_views
+
+
+def to_input_xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, float, float]:
+    """A photo box (640x480 photo) as the model's xywh in the 320 letterboxed input."""
+    return ((x1 + x2) / 4, (y1 + y2) / 4 + 40, (x2 - x1) / 2, (y2 - y1) / 2)
+
+
+def random_view(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
+    xy = rng.uniform(0, 600, (n, 2)).astype(np.float32)
+    boxes = np.concatenate([xy, xy + rng.uniform(10, 30, (n, 2)).astype(np.float32)], axis=1)
+    return boxes, rng.uniform(0, 1, (n, 53)).astype(np.float32)
+
+
+def test_views_that_all_see_the_whole_photo_fuse_as_the_full_reading_fuses() -> None:
+    rng = np.random.default_rng(5)
+    views = [random_view(rng, n) for n in (12, 0, 30)]
+    boxes, scores = fuse_covered([(b, s, None) for b, s in views])
+    want_boxes, want_scores = fuse_views(views)
+    assert np.array_equal(boxes, want_boxes) and np.allclose(scores, want_scores)
+
+
+def test_a_spot_is_voted_on_only_by_the_views_that_looked_at_it() -> None:
+    score = np.zeros((1, 53), np.float32)
+    score[0, 7] = 0.8
+    inside = np.array([[10, 10, 30, 30]], np.float32)
+    outside = np.array([[300, 300, 320, 320]], np.float32)
+    whole = (np.concatenate([inside, outside]), np.concatenate([score, score]), None)
+    crop = (np.zeros((0, 4), np.float32), np.zeros((0, 53), np.float32), [(0, 0, 100, 100)])
+    _, fused = fuse_covered([whole, crop])
+    # the crop looked at the first spot and saw nothing there: half the vote; the second it never saw
+    assert fused[0, 7] == pytest.approx(0.4) and fused[1, 7] == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("rotations", [1, 2])
+def test_the_full_reading_from_passes_is_the_detectors_own(
+    make_model: Callable[..., Path], rotations: int
+) -> None:
+    out = raw_output([(100, 100, 14, 18), (200, 150, 30, 40)], [{"QH": 0.9}, {"9S": 0.3, "6S": 0.2}], 30)
+    detector = CardDetector(make_model(out), rotations=rotations).load()
+    for photo in (table_photo(), table_photo(1400, 1000, seed=2)):  # one view; tiled by size
+        found, passes = read_with_effort(detector, photo, FULL)
+        assert found == detector.detect(photo)
+        assert passes.passes in (rotations, rotations * 5)  # the whole photo; the crops too
+
+
+def test_a_sure_first_look_costs_one_pass(make_model: Callable[..., Path]) -> None:
+    out = raw_output([to_input_xywh(100, 100, 140, 160)], [{"10C": 0.95}], anchors=20)
+    detector = CardDetector(make_model(out), rotations=2).load()
+    found, passes = read_with_effort(detector, table_photo(), FOCUSED)
+    assert [d.code for d in found] == ["10C"] and passes.passes == 1
+    assert read_with_effort(detector, table_photo(), FULL)[1].passes == 2
+
+
+def test_an_unsure_corner_is_looked_at_again_in_the_half_turn(make_model: Callable[..., Path]) -> None:
+    out = raw_output([to_input_xywh(100, 100, 140, 160)], [{"6S": 0.4, "9S": 0.3}], anchors=20)
+    detector = CardDetector(make_model(out), rotations=2).load()
+    _, passes = read_with_effort(detector, table_photo(), FOCUSED)
+    assert passes.passes == 2
+
+
+def test_a_faint_trace_in_a_large_photo_gets_the_crops_that_hold_it(make_model: Callable[..., Path]) -> None:
+    out = raw_output([(40, 60, 6, 8)], [{"KD": 0.08}], anchors=20)  # top left, under the threshold
+    detector = CardDetector(make_model(out), rotations=1).load()
+    passes = Passes(detector, table_photo(1400, 1000, seed=3))
+    read_focused(detector, passes)
+    assert passes.passes == 2  # the whole photo, then only the top-left crop
+
+
+def test_a_store_spares_every_pass_of_a_photo_read_before(make_model: Callable[..., Path]) -> None:
+    out = raw_output([(100, 100, 14, 18)], [{"QH": 0.35}], anchors=10)
+    detector = CardDetector(make_model(out), rotations=2).load()
+    store: dict[str, Any] = {}
+    photo = table_photo(1400, 1000)
+    first, passes = read_with_effort(detector, photo, FULL, store, "p")
+    again, stored = read_with_effort(detector, photo, FULL, store, "p")
+    assert again == first and stored.passes == passes.passes == 10
+    assert passes.live_ms > 0 and stored.live_ms == 0 and stored.ms == pytest.approx(passes.ms)
+    assert read_with_effort(detector, photo, FOCUSED, store, "p")[1].live_ms == 0
+
+
+def test_an_unknown_effort_is_refused(make_model: Callable[..., Path]) -> None:
+    detector = CardDetector(make_model(raw_output([], [], anchors=4)))
+    with pytest.raises(ValueError, match="effort must be one of full, focused, got 'some'"):
+        read_with_effort(detector.load(), table_photo(), "some")

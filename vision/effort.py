@@ -1,0 +1,498 @@
+"""Reading a photo with effort where it is needed: one look at the whole photo, then the extra views
+(the half turn, the crops) only where that first look leaves doubt.
+
+The kiosk's full reading (:meth:`vision.detector.CardDetector.detect`) reads every photo in two turns,
+and a large photo, or one whose corners come out small, also as four crops in two turns: ten passes of
+the model for a 1920 px table. Most corners are read surely by the first pass, and the corner reader
+confirms them from the full-resolution photo. :func:`read_focused` reads the whole photo upright once,
+lets the corner reader give its opinion, and looks again only at the *spots in doubt*:
+
+* a corner whose merged score (detector and reader) is under ``SURE``, or whose runner-up code scores
+  at least ``RIVAL`` times its best (a 6 that could be a 9);
+* a faint trace: a candidate the first pass scored between ``FAINT`` and the candidates' threshold,
+  away from every corner found (a card seen but not read);
+* a small corner (under ``SMALL_CORNER`` model-input pixels) in a photo large enough to be tiled.
+
+For those spots it adds the whole photo turned half a turn (when the detector reads in two turns) and
+the crops of the 2 x 2 grid that hold them, in the detector's turns; each spot is then voted on by
+exactly the views that looked at it (:func:`fuse_covered`), as the full reading votes over all of them.
+A photo without doubt costs one pass and one small batch of the reader.
+
+:class:`Passes` runs each pass of the model once per photo and can remember it in a store (a dict, or
+:class:`ViewStore` on disk), so reading rules can be compared on hundreds of photos without running
+the model again (``python -m vision.effort``). The thresholds were chosen with it: docs/vision.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.geometry import (
+    box_iou_one,
+    candidate_boxes,
+    class_nms,
+    letterbox,
+    rect_input_size,
+    rotate_image,
+    suppress,
+    tile_grid,
+    turns,
+    unrotate_boxes,
+)
+from vision.types import Detection
+
+FULL = "full"
+FOCUSED = "focused"
+EFFORTS = (FULL, FOCUSED)
+
+FAINT = 0.05  # a first-pass candidate scoring this much, away from the corners found, is looked at again
+SURE = 0.5  # a corner whose merged score reaches this (and has no close rival) is not looked at again
+RIVAL = 0.3  # a runner-up code scoring this share of the best makes the corner doubtful
+FUSE_IOU = 0.55  # as vision.geometry.fuse_views
+
+View = tuple[np.ndarray, np.ndarray]
+Rect = tuple[int, int, int, int]
+
+
+def _key(image: np.ndarray) -> str:
+    """A short fingerprint of a photo's pixels (the store's key when none is given)."""
+    return hashlib.blake2b(np.ascontiguousarray(image).data, digest_size=12).hexdigest()
+
+
+class Passes:
+    """The model passes over one photo (the whole photo or one crop, in a quarter turn), each run once.
+
+    Every pass keeps its candidates down to ``FAINT`` (so a rule can see faint traces);
+    :meth:`whole` and :meth:`crop` give them down to ``floor`` (default the detector's
+    ``candidate_conf``, which is what the full reading uses). ``store`` (any mutable mapping) keeps the
+    raw candidates and each pass's time under ``key`` (default: a fingerprint of the photo), so a second
+    reading of the same photo with the same detector runs no pass again. ``passes`` and ``ms`` count the
+    passes run (or taken from the store) for this photo and their model time.
+    """
+
+    def __init__(
+        self,
+        detector: Any,
+        image: np.ndarray,
+        store: MutableMapping[str, Any] | None = None,
+        key: str | None = None,
+    ) -> None:
+        self.detector = detector
+        self.image = image
+        self.store = store
+        self.key = key if key is not None else _key(image)
+        self._seen: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+        self.passes = 0
+        self.ms = 0.0
+        self.live_ms = 0.0  # of ``ms``, the passes run now (not taken from the store)
+
+    @property
+    def floor(self) -> float:
+        return float(min(FAINT, self.detector.candidate_conf))
+
+    def _get(self, name: str, run: Any) -> tuple[np.ndarray, np.ndarray]:
+        if name not in self._seen:
+            stored = self.store.get(f"{self.key}/{name}") if self.store is not None else None
+            if stored is None:
+                start = time.perf_counter()
+                boxes, scores = run()
+                stored = (boxes, scores, (time.perf_counter() - start) * 1000.0)
+                self.live_ms += stored[2]
+                if self.store is not None:
+                    self.store[f"{self.key}/{name}"] = stored
+            self._seen[name] = stored
+            self.passes += 1
+            self.ms += float(stored[2])
+        boxes, scores, _ = self._seen[name]
+        return boxes, scores
+
+    def _pass(self, image: np.ndarray, quarter_turns: int) -> View:
+        det = self.detector
+        turned = rotate_image(image, quarter_turns)
+        size = det.input_hw or rect_input_size(turned.shape[:2], det.imgsz)
+        padded, lb = letterbox(turned, size)
+        output = det.run_model(padded)
+        boxes, scores = candidate_boxes(output, len(det.codes), lb, turned.shape[:2], self.floor)
+        return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
+
+    @staticmethod
+    def _above(view: View, floor: float) -> View:
+        boxes, scores = view
+        keep = scores.max(axis=1) >= floor if len(scores) else np.zeros(0, bool)
+        return boxes[keep], scores[keep]
+
+    def whole(self, quarter_turns: int = 0, floor: float | None = None) -> View:
+        """The whole photo's candidates in ``quarter_turns``, down to ``floor``."""
+        view = self._get(f"w{quarter_turns}", lambda: self._pass(self.image, quarter_turns))
+        return self._above(view, self.detector.candidate_conf if floor is None else floor)
+
+    def crop(self, tiles: int, index: int, quarter_turns: int = 0, floor: float | None = None) -> View:
+        """Crop ``index`` of the ``tiles`` x ``tiles`` grid, in ``quarter_turns``: its candidates in photo
+        pixels, without the boxes its inner edges cut (as the full reading's tiled view)."""
+        image = self.image
+        height, width = image.shape[:2]
+        x0, y0, cw, ch = tile_grid(height, width, tiles)[index]
+
+        def run() -> View:
+            boxes, scores = self._pass(image[y0 : y0 + ch, x0 : x0 + cw], quarter_turns)
+            m = 2.0
+            cut = (
+                ((boxes[:, 0] <= m) & (x0 > 0))
+                | ((boxes[:, 1] <= m) & (y0 > 0))
+                | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
+                | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
+            )
+            return boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]
+
+        view = self._get(f"t{tiles}.{index}.{quarter_turns}", run)
+        return self._above(view, self.detector.candidate_conf if floor is None else floor)
+
+    def tiled(self, tiles: int, quarter_turns: int, indices: list[int] | None = None) -> View:
+        """The crops ``indices`` (default all) of the grid as one view."""
+        count = tiles * tiles
+        parts = [self.crop(tiles, i, quarter_turns) for i in (range(count) if indices is None else indices)]
+        if not parts:
+            return np.zeros((0, 4), np.float32), np.zeros((0, len(self.detector.codes)), np.float32)
+        return np.concatenate([b for b, _ in parts]), np.concatenate([s for _, s in parts])
+
+
+def fuse_covered(
+    views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]], iou: float = FUSE_IOU, chunk: int = 256
+) -> View:
+    """:func:`vision.geometry.fuse_views` for views that looked at parts of the photo: each candidate's
+    class scores are the mean, over the views whose regions (``None``: the whole photo; else a list of
+    x, y, width, height rectangles) hold its centre, of that view's per-class maximum among its own
+    candidates overlapping it (IoU > ``iou``; 0 where it saw nothing there). Views that all cover the
+    whole photo give exactly ``fuse_views``'s result."""
+    if len(views) == 1:
+        return views[0][0], views[0][1]
+    boxes = np.concatenate([b for b, _, _ in views]).astype(np.float32)
+    n_classes = views[0][1].shape[1]
+    total = np.zeros((len(boxes), n_classes), dtype=np.float32)
+    looked = np.zeros(len(boxes), dtype=np.float32)
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    for view_boxes, view_scores, rects in views:
+        if rects is None:
+            covers = np.ones(len(boxes), dtype=bool)
+        else:
+            covers = np.zeros(len(boxes), dtype=bool)
+            for x0, y0, w, h in rects:
+                covers |= (cx >= x0) & (cx <= x0 + w) & (cy >= y0) & (cy <= y0 + h)
+        looked += covers
+        if len(view_boxes) == 0:
+            continue
+        for start in range(0, len(boxes), chunk):
+            overlap = box_iou_one(boxes[start : start + chunk, None, :], view_boxes) > iou
+            seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
+            total[start : start + chunk] += seen * covers[start : start + chunk, None]
+    return boxes, total / np.maximum(looked, 1.0)[:, None]
+
+
+def _final(detector: Any, image: np.ndarray, view: View) -> list[Detection]:
+    """Candidates of the fused views to corners, as the full reading ends: threshold, reader, NMS."""
+    boxes, scores = view
+    keep = scores.max(axis=1) >= detector.candidate_conf if len(scores) else np.zeros(0, bool)
+    boxes, scores = boxes[keep], scores[keep]
+    if detector.reader is not None:
+        boxes, scores = detector.reread(image, boxes, scores)
+    return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
+
+
+def read_full(detector: Any, passes: Passes) -> list[Detection]:
+    """The kiosk's full reading (:meth:`CardDetector.detect`) from ``passes``: the same views, the same
+    vote; with a store, a photo read before costs no pass."""
+    from vision.detector import TILE_ROTATIONS
+
+    image = passes.image
+    hw = image.shape[:2]
+    views = [passes.whole(k) for k in turns(detector.rotations)]
+    tiles = detector.tiles_for(hw)
+    if tiles == 1:
+        found = detector._suppress(views, image)
+        if detector.tiles is not None or not detector.corners_are_small(found, hw):
+            return list(found)
+        tiles = 2
+    tile_turns = turns(min(detector.rotations, TILE_ROTATIONS))
+    return list(detector._suppress(views + [passes.tiled(tiles, k) for k in tile_turns], image))
+
+
+@dataclass(frozen=True)
+class Doubt:
+    """Where the first look left doubt: centres of the spots in photo pixels, by reason."""
+
+    unsure: np.ndarray  # corners read, but not surely (low merged score, or a close rival code)
+    faint: np.ndarray  # traces under the candidates' threshold, away from every corner read
+    small: np.ndarray  # corners read surely but small, in a photo large enough to be tiled
+
+    @property
+    def any(self) -> bool:
+        return bool(len(self.unsure) or len(self.faint) or len(self.small))
+
+
+def _centres(boxes: np.ndarray) -> np.ndarray:
+    return np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+
+
+@dataclass(frozen=True)
+class FocusRules:
+    """The thresholds of :func:`read_focused` (see the module doc)."""
+
+    sure: float = SURE
+    rival: float = RIVAL
+    faint: float = FAINT
+    small_tiles: bool = True  # small sure corners of a large photo get their crops
+    turn_for_unsure: bool = True  # unsure spots also get the half turn of the whole photo
+
+
+DEFAULT_FOCUS = FocusRules()
+
+
+def find_doubt(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS) -> tuple[Doubt, View]:
+    """The first look: the whole photo upright, re-read by the corner reader. Returns where it leaves
+    doubt and its merged candidates (boxes, scores after the reader; what :func:`read_focused` keeps
+    when nothing is in doubt)."""
+    from vision.detector import AUTO_TILE_FACTOR, SMALL_CORNER, merge_reading
+
+    image = passes.image
+    hw = image.shape[:2]
+    boxes, scores = passes.whole(0)
+    if detector.reader is not None and len(boxes):
+        boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores)
+        merged = merge_reading(det_scores, cards)
+    else:
+        keep = class_nms(boxes, scores, detector.iou)
+        boxes, merged = boxes[keep], scores[keep]
+    ordered = np.sort(merged, axis=1) if len(merged) else np.zeros((0, 2), np.float32)
+    best, second = ordered[:, -1], ordered[:, -2]
+    kept = best >= detector.conf
+    unsure_mask = ((best >= detector.candidate_conf) & (best < rules.sure)) | (
+        kept & (second >= rules.rival * best)
+    )
+    faint_boxes, _ = passes.whole(0, floor=rules.faint)
+    if len(faint_boxes) and len(boxes):
+        near = np.zeros(len(faint_boxes), dtype=bool)
+        for start in range(0, len(faint_boxes), 256):
+            near[start : start + 256] = (
+                box_iou_one(faint_boxes[start : start + 256, None, :], boxes) > 0.1
+            ).any(axis=1)
+        faint_boxes = faint_boxes[~near]
+    small = np.zeros((0, 2), np.float32)
+    large_photo = max(hw) > AUTO_TILE_FACTOR * detector.imgsz
+    if rules.small_tiles and len(boxes):
+        in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
+        scale = min(in_h / hw[0], in_w / hw[1])
+        size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
+        small_mask = kept & ~unsure_mask & (size < SMALL_CORNER)
+        # A photo tiled by size alone, or one whose corners are mostly small, as the full reading decides.
+        if large_photo or (kept.any() and float(np.median(size[kept])) < SMALL_CORNER):
+            small = _centres(boxes[small_mask])
+    doubt = Doubt(_centres(boxes[unsure_mask]), _centres(faint_boxes), small)
+    return doubt, (boxes[kept], merged[kept])
+
+
+def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS) -> list[Detection]:
+    """Read with effort where needed (module doc): one pass, then the extra views on the spots in doubt."""
+    from vision.detector import TILE_ROTATIONS
+
+    image = passes.image
+    hw = image.shape[:2]
+    doubt, first = find_doubt(detector, passes, rules)
+    if not doubt.any:
+        boxes, scores = first
+        return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
+    views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]] = [(*passes.whole(0), None)]
+    rotations = detector.rotations
+    if rotations >= 2 and (rules.turn_for_unsure or not (len(doubt.unsure) or len(doubt.faint))):
+        for k in turns(rotations)[1:]:
+            views.append((*passes.whole(k), None))
+    tile_spots = np.concatenate([doubt.unsure, doubt.faint, doubt.small])
+    grid = tile_grid(hw[0], hw[1], 2)
+    needed = [
+        i
+        for i, (x0, y0, w, h) in enumerate(grid)
+        if len(tile_spots)
+        and bool(
+            (
+                (tile_spots[:, 0] >= x0)
+                & (tile_spots[:, 0] <= x0 + w)
+                & (tile_spots[:, 1] >= y0)
+                & (tile_spots[:, 1] <= y0 + h)
+            ).any()
+        )
+    ]
+    tiled = bool(needed) and (len(doubt.small) > 0 or _tiles_worth(detector, doubt, first, hw))
+    if tiled:
+        rects = [grid[i] for i in needed]
+        for k in turns(min(rotations, TILE_ROTATIONS)):
+            views.append((*passes.tiled(2, k, needed), rects))
+    return _final(detector, image, fuse_covered(views))
+
+
+def _tiles_worth(detector: Any, doubt: Doubt, first: View, hw: tuple[int, int]) -> bool:
+    """Whether unsure or faint spots also get crops: in a photo the full reading would tile (large, or
+    its corners small in the model input)."""
+    from vision.detector import AUTO_TILE_FACTOR, SMALL_CORNER
+
+    if max(hw) > AUTO_TILE_FACTOR * detector.imgsz:
+        return True
+    boxes, _ = first
+    if not len(boxes):
+        return bool(len(doubt.faint))
+    in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
+    scale = min(in_h / hw[0], in_w / hw[1])
+    size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
+    return float(np.median(size)) < SMALL_CORNER
+
+
+def read_with_effort(
+    detector: Any,
+    image: np.ndarray,
+    effort: str = FOCUSED,
+    store: MutableMapping[str, Any] | None = None,
+    key: str | None = None,
+    rules: FocusRules = DEFAULT_FOCUS,
+) -> tuple[list[Detection], Passes]:
+    """Corners of ``image`` read with ``effort`` (``full`` or ``focused``), and the passes it took."""
+    passes = Passes(detector, image, store, key)
+    if effort == FULL:
+        return read_full(detector, passes), passes
+    if effort == FOCUSED:
+        return read_focused(detector, passes, rules), passes
+    raise ValueError(f"effort must be one of {', '.join(EFFORTS)}, got {effort!r}")
+
+
+class ViewStore(MutableMapping[str, Any]):
+    """A :class:`Passes` store on disk: one ``.npz`` per photo and pass under ``folder`` (for measuring
+    rules on many photos; never used by the kiosk)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, key: str) -> Path:
+        return self.folder / (key.replace("/", "__") + ".npz")
+
+    def __getitem__(self, key: str) -> Any:
+        path = self._path(key)
+        if not path.is_file():
+            raise KeyError(key)
+        with np.load(path) as data:
+            return data["boxes"], data["scores"], float(data["ms"])
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        boxes, scores, ms = value
+        np.savez(self._path(key), boxes=boxes, scores=scores, ms=ms)
+
+    def __delitem__(self, key: str) -> None:
+        self._path(key).unlink()
+
+    def __iter__(self) -> Any:
+        return (p.stem.replace("__", "/") for p in self.folder.glob("*.npz"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.folder.glob("*.npz"))
+
+
+class EffortReader:
+    """A :class:`vision.detector.Detector` that reads with ``effort`` through ``detector``'s passes, kept
+    in ``store`` under each photo's ``key`` (set before each photo); ``last`` is the last photo's
+    :class:`Passes`. For measuring (``main``), where a photo is read several ways."""
+
+    def __init__(
+        self,
+        detector: Any,
+        effort: str,
+        store: MutableMapping[str, Any] | None = None,
+        rules: FocusRules = DEFAULT_FOCUS,
+    ) -> None:
+        self.detector = detector
+        self.effort = effort
+        self.store = store
+        self.rules = rules
+        self.key: str | None = None
+        self.last: Passes | None = None
+
+    @property
+    def model_path(self) -> Path:
+        return Path(self.detector.model_path)
+
+    @property
+    def loaded(self) -> bool:
+        return bool(self.detector.loaded)
+
+    def load(self) -> EffortReader:
+        self.detector.load()
+        return self
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        found, self.last = read_with_effort(
+            self.detector, image, self.effort, self.store, self.key, self.rules
+        )
+        return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare the full and the focused reading on photos with known cards, in one run."""
+    from vision.detector import CardDetector
+    from vision.evaluate import Score, default_photo_dir, load_truth
+    from vision.pipeline import read_cards
+
+    parser = argparse.ArgumentParser(prog="python -m vision.effort", description=main.__doc__)
+    parser.add_argument("--truth", type=Path, required=True, help="truth file (as vision.evaluate takes)")
+    parser.add_argument("--photos", type=Path, help="photo folder (default: next to the truth)")
+    parser.add_argument("--store", type=Path, help="keep each pass of the model here and reuse it")
+    parser.add_argument("--limit", type=int, help="only the first N photos")
+    parser.add_argument("--decks", type=int, help="read no card more often than N packs hold")
+    parser.add_argument("--sure", type=float, default=SURE)
+    parser.add_argument("--rival", type=float, default=RIVAL)
+    parser.add_argument("--faint", type=float, default=FAINT)
+    args = parser.parse_args(argv)
+    entries = load_truth(args.truth)[: args.limit]
+    photos = args.photos or default_photo_dir(args.truth)
+    store = ViewStore(args.store) if args.store else None
+    detector = CardDetector().load()
+    rules = FocusRules(args.sure, args.rival, args.faint)
+    readers = {effort: EffortReader(detector, effort, store, rules) for effort in EFFORTS}
+    scores = {effort: Score() for effort in EFFORTS}
+    times: dict[str, list[float]] = {effort: [] for effort in EFFORTS}
+    passes: dict[str, list[int]] = {effort: [] for effort in EFFORTS}
+    same = 0
+    print(f"{len(entries)} photos from {photos}; {rules}", flush=True)
+    for entry in entries:
+        codes = {}
+        for effort, reader in readers.items():
+            reader.key = f"{args.truth.parent.parent.name}.{Path(entry['image']).stem}"
+            reading = read_cards(photos / entry["image"], reader, decks=args.decks)
+            assert reader.last is not None
+            scores[effort].add(entry, reading)
+            times[effort].append(reading.ms - reader.last.live_ms + reader.last.ms)
+            passes[effort].append(reader.last.passes)
+            codes[effort] = Counter(reading.codes)
+        same += codes[FULL] == codes[FOCUSED]
+    header = f"{'reading':8} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} {'median':>7} {'p90':>7}"
+    print(header + " passes")
+    for effort in EFFORTS:
+        sc, ms = scores[effort], sorted(times[effort])
+        p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))] if ms else 0.0
+        print(
+            f"{effort:8} {sc.right / max(sc.right + sc.missing, 1):>6.1%} {sc.extra:>6} {sc.missing:>5} "
+            f"{f'{sc.exact}/{sc.photos}':>9} {statistics.median(ms) if ms else 0:>7.1f} {p90:>7.1f} "
+            f"{statistics.fmean(passes[effort]) if ms else 0:.2f}"
+        )
+    print(f"photos read alike by both: {same} of {len(entries)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
