@@ -33,6 +33,8 @@ Options:
   --rotation DEG     rotate the picture and touch by 0, 90, 180 or 270 degrees (default: the display's)
   --touch PROVIDER   Kivy touch reader for the panel: mtdev (default) or hidinput
   --no-start         install and enable the service, but do not (re)start it now
+  --share            also let phones on the home network reach the kiosk's scores page (the same as
+                     sudo deploy/share.sh on; without it nothing is opened, and an earlier --share stays)
   --dry-run          print what would be done; change nothing (no root needed)
   --force            go on even if this is not a Raspberry Pi or not 64-bit (testing only)
   -h, --help         this text
@@ -46,6 +48,7 @@ ROTATION=
 TOUCH=mtdev
 START=1
 FORCE=0
+SHARE=0
 PREFIX=/opt/tabletally
 STATE_DIR=/var/lib/tabletally
 ETC_DIR=/etc/tabletally
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
     --rotation) need_value "$@"; ROTATION=$2; shift 2 ;;
     --touch) need_value "$@"; TOUCH=$2; shift 2 ;;
     --no-start) START=0; shift ;;
+    --share) SHARE=1; shift ;;
     --dry-run) DRY_RUN=1; shift ;;
     --force) FORCE=1; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -310,6 +314,10 @@ if [ ${#groups_missing[@]} -gt 0 ]; then
   REBOOT_NEEDED=1
 else
   log "$KIOSK_USER is in the groups ${groups_wanted[*]}"
+fi
+if [ "$SHARE" = 1 ]; then
+  # Phones on the home network: the drop-in deploy/share.sh installs (private ranges only).
+  write_file "$(path "/etc/systemd/system/$SERVICE.d/tabletally-share.conf")" 0644 root:root "$HERE/tabletally-share.conf"
 fi
 run systemctl daemon-reload
 run systemctl enable "$SERVICE"

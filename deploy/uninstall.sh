@@ -58,6 +58,8 @@ fi
 
 step "Removing the program"
 remove_path "$unit_file"
+remove_path "$unit_file.d/tabletally-share.conf" # scores on phones (deploy/share.sh)
+if [ -d "$unit_file.d" ] && [ -z "$(ls -A "$unit_file.d")" ]; then remove_path "$unit_file.d"; fi
 run systemctl daemon-reload
 link=$(path /usr/local/bin/tabletally)
 if [ -L "$link" ] || [ ! -e "$link" ]; then

@@ -21,7 +21,7 @@ from ui.share.sharing import SETTING, Sharing
 
 
 def sharing(kiosk: Kiosk, tmp_path: Path, **environ: str) -> Sharing:
-    return Sharing(kiosk, port=0, host="127.0.0.1", drop_in=tmp_path / "share.conf", environ=environ)
+    return Sharing(kiosk, port=0, host="127.0.0.1", environ=environ)
 
 
 def test_off_by_default_and_the_switch_is_kept_in_the_record(kiosk: Kiosk, tmp_path: Path) -> None:
@@ -76,7 +76,7 @@ def test_a_port_in_use_is_said_plainly_and_nothing_runs(kiosk: Kiosk, tmp_path: 
     taken.listen(1)
     port = taken.getsockname()[1]
     try:
-        s = Sharing(kiosk, port=port, host="127.0.0.1", drop_in=tmp_path / "x", environ={})
+        s = Sharing(kiosk, port=port, host="127.0.0.1", environ={})
         s.switch(True)
         view = s.view()
         assert not s.running and not view.on
@@ -114,25 +114,18 @@ def test_the_qr_code_reads_back_as_the_address(kiosk: Kiosk, tmp_path: Path) -> 
     assert qr_png("http://10.0.0.2:8088/") != qr_png("http://10.0.0.3:8088/")
 
 
-def test_the_switch_says_what_to_run_when_the_service_firewall_is_closed(
-    kiosk: Kiosk, tmp_path: Path
-) -> None:
-    drop_in = tmp_path / "tabletally-share.conf"
-    s = Sharing(
-        kiosk,
-        port=0,
-        host="127.0.0.1",
-        drop_in=drop_in,
-        environ={"INVOCATION_ID": "abc", "TABLETALLY_SHARE_ADDRESS": "192.168.1.40"},
-    )
+def test_the_switch_says_what_to_run_when_the_service_firewall_is_closed(kiosk: Kiosk) -> None:
+    environ = {"INVOCATION_ID": "abc", "TABLETALLY_SHARE_ADDRESS": "192.168.1.40"}  # the installed service
+    s = Sharing(kiosk, port=0, host="127.0.0.1", environ=environ)
     s.switch(True)
     try:
         assert "sudo deploy/share.sh on" in s.view().warning
-        drop_in.write_text("[Service]\n")
+        environ["TABLETALLY_SHARE_ALLOWED"] = "1"  # what the drop-in sets, once installed and restarted
         assert s.view().warning == ""
         assert request(s.view().port, path="/")[0] == 200
     finally:
         s.turn_off()
+    assert not Sharing(kiosk, environ={}).firewall_missing()  # not under systemd: nothing to say
 
 
 def test_on_no_home_network_the_switch_says_so(

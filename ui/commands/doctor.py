@@ -56,6 +56,7 @@ class CheckName(Enum):
     DISPLAY = "display"
     DATABASE = "database"
     DISK = "disk"
+    SHARING = "sharing"  # only reported when "Scores on phones" is switched on
 
 
 @dataclass(frozen=True)
@@ -653,6 +654,80 @@ def check_disk(path: Path, usage: Callable[[Path], Any] = shutil.disk_usage) -> 
     return Check(CheckName.DISK, Status.OK, text, details=details)
 
 
+# --- scores on phones ------------------------------------------------------------------------------------
+
+SHARE_DROP_IN = Path("/etc/systemd/system/tabletally-kiosk.service.d/tabletally-share.conf")
+SHARE_DEFAULT_PORT = 8088  # ui.share.DEFAULT_PORT; repeated so that --help needs no imports
+
+
+def _lan_addresses() -> list[str]:
+    from ui.share.net import lan_addresses
+
+    return lan_addresses()
+
+
+def _record_settings(data_dir: Path) -> dict[str, str]:
+    try:
+        con = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True, timeout=2)
+        try:
+            rows = con.execute(
+                "SELECT key, value FROM settings WHERE key IN ('share', 'share_port')"
+            ).fetchall()
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return {}
+    return {str(k): str(v) for k, v in rows}
+
+
+def check_sharing(
+    data_dir: Path,
+    env: Mapping[str, str],
+    addresses: Callable[[], Sequence[str]],
+    drop_in: Path = SHARE_DROP_IN,
+    installed: bool = False,
+) -> Check | None:
+    """When "Scores on phones" is on: the address phones open, and whether the service lets them in.
+    None when sharing is off (the doctor then says nothing about it)."""
+    settings = _record_settings(data_dir)
+    if settings.get("share") != "on":
+        return None
+    port = SHARE_DEFAULT_PORT
+    for text in (env.get("TABLETALLY_SHARE_PORT"), settings.get("share_port")):
+        if text and text.isdigit() and 0 < int(text) < 65536:
+            port = int(text)
+            break
+    found = list(addresses())
+    chosen = env.get("TABLETALLY_SHARE_ADDRESS", "").strip()
+    hosts = ([chosen] if chosen else []) + found
+    urls = [f"http://[{h}]:{port}/" if ":" in h else f"http://{h}:{port}/" for h in hosts]
+    details: dict[str, Any] = {
+        "port": port,
+        "urls": urls,
+        "drop_in": str(drop_in),
+        "drop_in_installed": drop_in.exists(),
+    }
+    if installed and not drop_in.exists():
+        return Check(
+            CheckName.SHARING,
+            Status.WARN,
+            "scores on phones is switched on, but the kiosk's service lets no network traffic in",
+            "Let phones on the home network in: sudo deploy/share.sh on (in the TableTally folder).",
+            details,
+        )
+    if not urls:
+        return Check(
+            CheckName.SHARING,
+            Status.WARN,
+            f"scores on phones is switched on (port {port}), but this Pi is on no home network",
+            "Connect the Pi to the Wi-Fi or cable the phones use "
+            "(sudo raspi-config, System Options, Wireless LAN).",
+            details,
+        )
+    also = f" (or {', '.join(urls[1:])})" if len(urls) > 1 else ""
+    return Check(CheckName.SHARING, Status.OK, f"phones open {urls[0]}{also}", details=details)
+
+
 # --- running them ----------------------------------------------------------------------------------------
 
 
@@ -685,6 +760,8 @@ class Probes:
     input_root: Path = Path("/sys/class/input")
     dev_root: Path = Path("/dev")
     x11_dir: Path = Path("/tmp/.X11-unix")
+    lan_addresses: Callable[[], Sequence[str]] = _lan_addresses
+    share_drop_in: Path = SHARE_DROP_IN
 
 
 def real_probes() -> Probes:
@@ -752,6 +829,11 @@ def run_checks(
         checks.append(check_database(data_dir))
     if CheckName.DISK not in skip:
         checks.append(check_disk(data_dir, probes.disk_usage))
+    if CheckName.SHARING not in skip:
+        installed = (probes.share_drop_in.parent.parent / SERVICE).exists()  # the kiosk's unit, installed
+        sharing = check_sharing(data_dir, env, probes.lan_addresses, probes.share_drop_in, installed)
+        if sharing is not None:
+            checks.append(sharing)
     return checks
 
 

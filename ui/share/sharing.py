@@ -20,9 +20,11 @@ if TYPE_CHECKING:  # the server (Starlette, uvicorn) is imported when sharing is
 SETTING = "share"  # "on" / "off" in the record's settings
 PORT_SETTING = "share_port"
 ENV_PORT = "TABLETALLY_SHARE_PORT"
+ENV_ALLOWED = "TABLETALLY_SHARE_ALLOWED"  # set by the drop-in deploy/tabletally-share.conf
 ENV_ADDRESS = "TABLETALLY_SHARE_ADDRESS"  # the name or address phones should use, when not the detected one
 SERVICE_DROP_IN = Path("/etc/systemd/system/tabletally-kiosk.service.d/tabletally-share.conf")
-"""Installed by ``sudo deploy/share.sh on``: lets the kiosk's service reach the home network."""
+"""Installed by ``sudo deploy/share.sh on``: lets the kiosk's service reach the home network (the doctor
+looks for it)."""
 
 
 @dataclass(frozen=True)
@@ -44,13 +46,11 @@ class Sharing:
         kiosk: Kiosk,
         port: int | None = None,
         host: str = "0.0.0.0",
-        drop_in: Path = SERVICE_DROP_IN,
         environ: Mapping[str, str] | None = None,
     ) -> None:
         self.kiosk = kiosk
         self.port_override = port
         self.host = host
-        self.drop_in = drop_in
         self.environ = os.environ if environ is None else environ
         self.server: ShareServer | None = None
         self.error = ""
@@ -119,8 +119,9 @@ class Sharing:
 
     def firewall_missing(self) -> bool:
         """Running as the installed service (systemd sets INVOCATION_ID), whose unit allows no network
-        traffic but loopback, without the drop-in that opens it to the home network."""
-        return bool(self.environ.get("INVOCATION_ID")) and not self.drop_in.exists()
+        traffic but loopback, without the drop-in that opens it to the home network (which sets
+        TABLETALLY_SHARE_ALLOWED, so this is what the running service has, not what is on disk)."""
+        return bool(self.environ.get("INVOCATION_ID")) and self.environ.get(ENV_ALLOWED) != "1"
 
     def view(self) -> ShareView:
         server = self.server if self.running else None

@@ -31,9 +31,7 @@ def current_game(records: Sequence[GameRecord], open_id: int | None, store: Stor
     return records[-1] if records else None
 
 
-def _jhyap(record: GameRecord) -> dict[str, Any]:
-    log = record.log()
-    board = boards.jhyap_board(log)
+def _jhyap(log: dict[str, Any], board: boards.Board) -> dict[str, Any]:
     out: dict[str, Any] = {
         "max_score": board.max_score,
         "players": [
@@ -73,9 +71,7 @@ def _jhyap(record: GameRecord) -> dict[str, Any]:
     return out
 
 
-def _seep(record: GameRecord) -> dict[str, Any]:
-    log = record.log()
-    board = boards.seep_board(log)
+def _seep(log: dict[str, Any], board: boards.Board) -> dict[str, Any]:
     out: dict[str, Any] = {
         "lead_text": board.lead_text,
         "teams": [
@@ -108,7 +104,7 @@ def _seep(record: GameRecord) -> dict[str, Any]:
 def game_view(record: GameRecord) -> dict[str, Any]:
     """One game as the phone page shows it."""
     log = record.log()
-    board = boards.board(log)
+    board = boards.board(log)  # once: each board replays the game's log through the scorer
     if record.kind == games.JHYAP:
         series = board.series
     else:
@@ -123,7 +119,7 @@ def game_view(record: GameRecord) -> dict[str, Any]:
         "entries": board.entries,
         "chart": {"series": series, "limit": board.max_score if record.kind == games.JHYAP else 0},
     }
-    view[record.kind] = _jhyap(record) if record.kind == games.JHYAP else _seep(record)
+    view[record.kind] = _jhyap(log, board) if record.kind == games.JHYAP else _seep(log, board)
     return view
 
 
