@@ -1,7 +1,7 @@
-"""The 53 card classes of the model, in the order of the shipped ``classes.json``.
+"""The shipped class list, ``models/classes.json``: the model's 53 classes are the scorer's card order.
 
-Order: for each suit S, H, D, C the ranks A, 2..10, J, Q, K, then the joker ``JK``. This is the same order
-as ``scorer.cards.CARD_CODES``; a test checks that the two agree whenever the scorer provides it.
+The class order is :data:`scorer.cards.CARD_CODES` (for each suit S, H, D, C the ranks A, 2..10, J, Q, K, then
+the joker ``JK``); this module writes and reads the file and names the codes' parts for the training code.
 """
 
 from __future__ import annotations
@@ -9,28 +9,37 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
-RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-JOKER = "JK"
-CLASS_CODES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in RANKS) + (JOKER,)
-CLASS_INDEX: dict[str, int] = {code: i for i, code in enumerate(CLASS_CODES)}
+from scorer.cards import CARD_CODES, Card, CardError, Rank, Suit
+from scorer.cards import JOKER as JOKER_CARD
+
+SUITS: tuple[str, ...] = tuple(s.value for s in Suit)
+RANKS: tuple[str, ...] = tuple(r.value for r in Rank)
+JOKER: str = JOKER_CARD.code  # "JK"
+CLASS_INDEX: dict[str, int] = {code: i for i, code in enumerate(CARD_CODES)}
 
 MODELS_DIR = Path(__file__).resolve().parents[1]  # models/: the shipped files
 CLASSES_JSON = MODELS_DIR / "classes.json"
 
 
+def _card(code: str) -> Card:
+    if code not in CLASS_INDEX:  # canonical codes only: a class name, not a player's spelling
+        raise ValueError(f"unknown card code {code!r}; expected one of {', '.join(CARD_CODES)}")
+    try:
+        return Card.parse(code)
+    except CardError as exc:  # pragma: no cover - every class code parses
+        raise ValueError(str(exc)) from exc
+
+
 def rank_of(code: str) -> str:
     """The rank part of a card code (``"10H"`` -> ``"10"``); the joker's rank is ``"JK"``."""
-    if code not in CLASS_INDEX:
-        raise ValueError(f"unknown card code {code!r}; expected one of {', '.join(CLASS_CODES)}")
-    return code if code == JOKER else code[:-1]
+    rank = _card(code).rank
+    return JOKER if rank is None else rank.value
 
 
 def suit_of(code: str) -> str:
     """The suit letter of a card code (``"10H"`` -> ``"H"``); the joker has suit ``""``."""
-    if code not in CLASS_INDEX:
-        raise ValueError(f"unknown card code {code!r}; expected one of {', '.join(CLASS_CODES)}")
-    return "" if code == JOKER else code[-1]
+    suit = _card(code).suit
+    return "" if suit is None else suit.value
 
 
 def write_classes_json(
@@ -47,7 +56,7 @@ def write_classes_json(
     payload: dict[str, object] = {
         "format": "tabletally-card-classes/1",
         "labels": "printed corner index (rank + suit pip) of a face-up card; one box per visible corner",
-        "names": list(CLASS_CODES),
+        "names": list(CARD_CODES),
     }
     if imgsz is None and path.is_file():
         try:

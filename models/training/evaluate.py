@@ -44,23 +44,15 @@ from typing import Any, cast
 import cv2
 import numpy as np
 
-from models.training.classes import (
-    CLASS_CODES,
-    CLASSES_JSON,
-    MODELS_DIR,
-    load_class_names,
-    rank_of,
-    write_classes_json,
-)
-from models.training.onnx_detect import SHIPPED_ONNX, Detection, OnnxCardDetector, cards_read
+from models.training.classes import CLASSES_JSON, MODELS_DIR, load_class_names, rank_of, write_classes_json
 from models.training.readability import Breakdown, breakdown, has_records
 from models.training.readability import render as render_readability
-from scorer.cards import Card
+from scorer.cards import CARD_CODES, Card
 from scorer.jhyap import card_value
 from scorer.seep import seep_card_points
-from vision.detector import TILE_ROTATIONS
+from vision.detector import TILE_ROTATIONS, CardDetector, Detection
 from vision.geometry import box_iou_one
-from vision.model_config import DEFAULT_ROTATIONS, rotations_from, tiling, tuned_conf
+from vision.model_config import DEFAULT_ONNX, DEFAULT_ROTATIONS, rotations_from, tiling, tuned_conf
 from vision.reader import DEFAULT_READER
 from vision.types import ModelError
 
@@ -137,7 +129,7 @@ class CornerReads:
 
     def add(self, truth: list[Corner], dets: list[Detection]) -> None:
         """Match each labelled corner (code, pixel box) with the detection overlapping it most."""
-        boxes = np.array([[d.x0, d.y0, d.x1, d.y1] for d in dets], np.float64).reshape(-1, 4)
+        boxes = np.array([d.box for d in dets], np.float64).reshape(-1, 4)
         for code, box in truth:
             self.corners += 1
             ious = box_iou_one(np.asarray(box, np.float64), boxes)
@@ -165,7 +157,7 @@ def read_yolo_labels(path: Path, width: int, height: int) -> list[Corner]:
             continue
         try:
             cls, cx, cy, w, h = line.split()
-            code = CLASS_CODES[int(cls)]
+            code = CARD_CODES[int(cls)]
             x, y, bw, bh = float(cx) * width, float(cy) * height, float(w) * width, float(h) * height
         except (ValueError, IndexError) as exc:
             raise EvalError(f"{path}:{n}: not a YOLO label line ({line!r})") from exc
@@ -183,6 +175,34 @@ class RealResult:
     reading: str = "one pass"  # how the photos were read: "one pass" (the ONNX model once) or "kiosk"
 
 
+SHIPPED_ONNX = DEFAULT_ONNX  # models/cards.onnx
+
+
+class OnePass:
+    """The model once over the whole photo, the targets' measure: the kiosk's own
+    :class:`vision.detector.CardDetector` with no tiling, one turn and no corner reader, its threshold
+    chosen per call (the threshold sweep reads once at the lowest and filters)."""
+
+    name = "one pass"
+
+    def __init__(self, model: Path = SHIPPED_ONNX, threads: int = 2) -> None:
+        self._det = CardDetector(model, tiles=1, rotations=1, reader="off", threads=threads).load()
+        self.default_conf = self._det.conf  # the model's tuned threshold (classes.json), else the default
+        if self._det.input_hw is None or self._det.input_hw[0] != self._det.input_hw[1]:
+            raise EvalError(f"{model}: expected a fixed square input 1x3xSxS, got {self._det.input_hw}")
+        self.size: int = self._det.imgsz
+
+    def detect(self, image: np.ndarray, conf: float | None = None) -> list[Detection]:
+        """Corner detections in a BGR photo at ``conf`` (default: the model's own), best first."""
+        self._det.conf = self.default_conf if conf is None else conf
+        return self._det.detect(image)
+
+
+def cards_read(detections: list[Detection]) -> set[str]:
+    """The cards read from a photo: the two (or four) corners of one card count once."""
+    return {d.code for d in detections}
+
+
 class KioskReading:
     """The kiosk's own reading of a photo (:class:`vision.detector.CardDetector`: auto tiling, quarter
     turns voting, the corner reader) behind the one-pass detector's ``detect`` interface, so the real-photo
@@ -197,15 +217,11 @@ class KioskReading:
         self.name = "kiosk" if tiles is None else f"kiosk, {tiles} x {tiles} tiles"
         self._kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations, reader=reader).load()
 
-    def detect(self, image: np.ndarray, conf: float | None = None, iou: float = 0.5) -> list[Detection]:
-        """Corner detections, best first, as :class:`models.training.onnx_detect.Detection`."""
+    def detect(self, image: np.ndarray, conf: float | None = None) -> list[Detection]:
+        """Corner detections, best first."""
         if conf is not None and conf != self.conf:
             raise EvalError(f"the kiosk reading was built for confidence {self.conf}, not {conf}")
-        out = []
-        for d in self._kiosk.detect(image):
-            x0, y0, x1, y1 = d.box
-            out.append(Detection(d.code, CLASS_CODES.index(d.code), d.confidence, x0, y0, x1, y1))
-        return out
+        return self._kiosk.detect(image)
 
 
 def read_photo(path: Path) -> np.ndarray:
@@ -232,10 +248,9 @@ def load_truth(data: Path, limit: int | None = None) -> list[dict[str, Any]]:
 def _draw(img: np.ndarray, dets: list[Detection], title: str) -> np.ndarray:
     out = img.copy()
     for d in dets:
-        cv2.rectangle(out, (int(d.x0), int(d.y0)), (int(d.x1), int(d.y1)), (0, 255, 0), 1)
-        cv2.putText(
-            out, f"{d.code} {d.score:.2f}", (int(d.x0), max(10, int(d.y0) - 2)), 0, 0.4, (0, 255, 255), 1
-        )
+        x0, y0, x1, y1 = (int(v) for v in d.box)
+        cv2.rectangle(out, (x0, y0), (x1, y1), (0, 255, 0), 1)
+        cv2.putText(out, f"{d.code} {d.confidence:.2f}", (x0, max(10, y0 - 2)), 0, 0.4, (0, 255, 255), 1)
     cv2.putText(out, title, (4, out.shape[0] - 6), 0, 0.45, (255, 0, 255), 1)
     return out
 
@@ -311,7 +326,7 @@ def best_threshold(sweep: dict[str, float]) -> str:
 
 
 def eval_synthetic(
-    det: OnnxCardDetector,
+    det: OnePass,
     data: Path,
     conf: float | None,
     limit: int | None,
@@ -337,11 +352,11 @@ def eval_synthetic(
         all_dets.append(det.detect(img, conf=min(thresholds)))
         shapes.append(img.shape[:2])
     for t in thresholds:
-        rate, _ = exact_hand(rows, [set(cards_read([d for d in dets if d.score >= t])) for dets in all_dets])
+        rate, _ = exact_hand(rows, [cards_read([d for d in dets if d.confidence >= t]) for dets in all_dets])
         res.conf_sweep[str(t)] = round(rate, 4)
     res.conf = float(best_threshold(res.conf_sweep)) if conf is None else float(conf)
-    kept = [[d for d in all_d if d.score >= res.conf] for all_d in all_dets]
-    reads = [set(cards_read(dets)) for dets in kept]
+    kept = [[d for d in all_d if d.confidence >= res.conf] for all_d in all_dets]
+    reads = [cards_read(dets) for dets in kept]
     res.exact_hand_rate, res.exact_by_kind = exact_hand(rows, reads)
     res.scores_right = scores_right(rows, reads)
     if has_records(rows):
@@ -471,7 +486,7 @@ def _manifest(real: Path) -> list[dict[str, object]]:
 
 
 def eval_single_card(
-    det: OnnxCardDetector | KioskReading,
+    det: OnePass | KioskReading,
     real: Path,
     folder: str,
     conf: float,
@@ -517,7 +532,7 @@ def eval_single_card(
 
 
 def eval_pinochle(
-    det: OnnxCardDetector | KioskReading,
+    det: OnePass | KioskReading,
     real: Path,
     conf: float,
     failures: Path | None = None,
@@ -532,7 +547,7 @@ def eval_pinochle(
         boxes = cast(list[dict[str, Any]], row.get("boxes") or [])
         matched = [False] * len(boxes)
         for d in dets:
-            cx, cy = (d.x0 + d.x1) / 2, (d.y0 + d.y1) / 2
+            cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
             inside = [
                 i
                 for i, b in enumerate(boxes)
@@ -575,7 +590,7 @@ def eval_pinochle(
     )
 
 
-def onnx_timing(det: OnnxCardDetector, images: list[np.ndarray], repeats: int = 30) -> dict[str, float]:
+def onnx_timing(det: OnePass, images: list[np.ndarray], repeats: int = 30) -> dict[str, float]:
     det.detect(images[0])
     times = []
     for i in range(repeats):
@@ -769,7 +784,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        det = OnnxCardDetector(args.onnx, args.classes)
+        det = OnePass(args.onnx)
         if args.conf is None:
             args.conf = saved_conf(args.classes)
         elif args.conf == "best":

@@ -2,9 +2,8 @@
 
 Copies the weights (optimizer stripped, half precision) to ``models/cards.pt``, exports them to ONNX with a
 fixed square input of the training size (``models/cards.onnx``, opset 17 for ONNX Runtime on the Pi), writes
-``models/classes.json``, and checks that the ONNX model runs. Without ``--weights`` it takes ``best.pt``
-of the
-most recently written run under the config's project folder, which may belong to a training still running
+``models/classes.json``, and checks that the ONNX model runs. Without ``--weights`` it takes ``best.pt`` of
+the most recently written run under the config's project folder, which may belong to a training still running
 (the checkpoint is copied first).
 """
 
@@ -16,11 +15,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from models.training.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR, write_classes_json
+from models.training.classes import CLASSES_JSON, MODELS_DIR, load_class_names, write_classes_json
 from models.training.train import DEFAULT_CONFIG, ConfigError, load_config, offline_environment
+from scorer.cards import CARD_CODES
+from vision.model_config import DEFAULT_ONNX
 
 SHIPPED_PT = MODELS_DIR / "cards.pt"
-SHIPPED_ONNX = MODELS_DIR / "cards.onnx"
+SHIPPED_ONNX = DEFAULT_ONNX  # models/cards.onnx, what the kiosk runs
 OPSET = 17
 
 
@@ -60,10 +61,8 @@ def export(
         strip_optimizer(str(snap))
         model = YOLO(str(snap))
         names = [model.names[i] for i in sorted(model.names)]
-        if names != list(CLASS_CODES):
-            raise ExportError(
-                f"{weights}: class names {names[:5]}... differ from models.training.classes.CLASS_CODES"
-            )
+        if names != list(CARD_CODES):
+            raise ExportError(f"{weights}: class names {names[:5]}... differ from scorer.cards.CARD_CODES")
         onnx_path = Path(
             model.export(
                 format="onnx",
@@ -78,9 +77,8 @@ def export(
         )
         shutil.copy2(snap, out_pt)
         shutil.copy2(onnx_path, out_onnx)
-    write_classes_json(
-        out_classes, imgsz=imgsz
-    )  # new weights: no tuned threshold until models.training.evaluate
+    # new weights: no tuned threshold until models.training.evaluate --save-conf
+    write_classes_json(out_classes, imgsz=imgsz)
     _check_onnx(out_onnx, out_classes, imgsz)
     return {
         "weights": str(weights),
@@ -94,12 +92,18 @@ def export(
 def _check_onnx(path: Path, classes: Path, imgsz: int) -> None:
     import numpy as np
 
-    from models.training.onnx_detect import OnnxCardDetector
+    from vision.detector import CardDetector
+    from vision.errors import VisionError
 
-    det = OnnxCardDetector(path, classes)
-    if det.size != imgsz:
-        raise ExportError(f"{path}: input size {det.size} differs from the training size {imgsz}")
-    det.detect(np.full((480, 640, 3), 128, np.uint8))
+    try:  # the kiosk's own detector, one plain pass
+        det = CardDetector(path, tiles=1, rotations=1, reader="off").load()
+        det.detect(np.full((480, 640, 3), 128, np.uint8))
+    except VisionError as exc:
+        raise ExportError(f"the exported model does not run: {exc}") from exc
+    if det.input_hw != (imgsz, imgsz):
+        raise ExportError(f"{path}: input {det.input_hw} differs from the training size {imgsz}")
+    if list(det.codes) != load_class_names(classes):
+        raise ExportError(f"{path}: the detector's classes differ from {classes}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,14 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models.training.classes import (
-    CLASS_CODES,
-    CLASSES_JSON,
-    load_class_names,
-    rank_of,
-    suit_of,
-    write_classes_json,
-)
+from models.training.classes import CLASSES_JSON, load_class_names, rank_of, suit_of, write_classes_json
 from models.training.data.corners import (
     Box,
     CornerError,
@@ -27,22 +20,17 @@ from models.training.data.corners import (
     mirrored,
 )
 from models.training.data.decks import ALL_DECKS, Split
+from scorer.cards import CARD_CODES
 
 
-def test_class_order_is_the_scorers_card_order() -> None:
-    from scorer.cards import CARD_CODES
-
-    assert tuple(CARD_CODES) == CLASS_CODES
-    assert len(CLASS_CODES) == 53 and CLASS_CODES[0] == "AS" and CLASS_CODES[-1] == "JK"
-
-
-def test_shipped_class_list_matches_the_class_order() -> None:
-    assert load_class_names(CLASSES_JSON) == list(CLASS_CODES)
+def test_the_shipped_class_list_is_the_scorers_card_order() -> None:
+    assert load_class_names(CLASSES_JSON) == list(CARD_CODES)
+    assert CARD_CODES[0] == "AS" and CARD_CODES[-1] == "JK" and len(CARD_CODES) == 53
 
 
 def test_class_list_round_trips_and_bad_files_are_named(tmp_path: Path) -> None:
     path = write_classes_json(tmp_path / "classes.json")
-    assert load_class_names(path) == list(CLASS_CODES)
+    assert load_class_names(path) == list(CARD_CODES)
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(ValueError, match="bad.json"):
@@ -57,7 +45,7 @@ def test_tuned_threshold_is_saved_for_the_runtime_detector(tmp_path: Path) -> No
 
     path = write_classes_json(tmp_path / "classes.json", conf=0.15)
     assert json.loads(path.read_text())["conf"] == 0.15
-    assert load_class_names(path) == list(CLASS_CODES)
+    assert load_class_names(path) == list(CARD_CODES)
     with pytest.raises(ValueError, match="1.5"):
         write_classes_json(tmp_path / "other.json", conf=1.5)
     import shutil

@@ -22,7 +22,7 @@ from models.training.evaluate import (
     render_report,
     saved_conf,
 )
-from models.training.onnx_detect import Detection
+from vision.detector import Detection
 
 
 class ScriptedDetector:
@@ -33,12 +33,12 @@ class ScriptedDetector:
     def __init__(self, by_width: dict[int, list[Detection]]) -> None:
         self.by_width = by_width
 
-    def detect(self, image: np.ndarray, conf: float = 0.25, iou: float = 0.5) -> list[Detection]:
+    def detect(self, image: np.ndarray, conf: float | None = None) -> list[Detection]:
         return self.by_width.get(image.shape[1], [])
 
 
 def _det(code: str, x0: float, y0: float, x1: float, y1: float, score: float = 0.9) -> Detection:
-    return Detection(code, 0, score, x0, y0, x1, y1)
+    return Detection(code, score, (x0, y0, x1, y1))
 
 
 def _real(tmp_path: Path, images: list[dict[str, object]]) -> Path:
@@ -252,8 +252,7 @@ def test_missing_truth_is_named(tmp_path: Path) -> None:
 
 
 def test_the_kiosk_detector_reads_every_photo(tmp_path: Path) -> None:
-    from models.training.evaluate import exact_hand, kiosk_reads
-    from models.training.onnx_detect import SHIPPED_ONNX
+    from models.training.evaluate import SHIPPED_ONNX, exact_hand, kiosk_reads
 
     (tmp_path / "images" / "val").mkdir(parents=True)
     rows: list[dict[str, object]] = [
@@ -330,8 +329,7 @@ def test_a_malformed_label_line_is_named(tmp_path: Path) -> None:
 def test_real_photos_are_measured_as_the_kiosk_reads_them_too(tmp_path: Path, faces_dir: Path) -> None:
     # The kiosk's own detector (quarter turns, the corner reader) behind the one-pass interface: a held-out
     # design's card, photographed upside down, is its top detection, and the report says which reading.
-    from models.training.evaluate import KioskReading
-    from models.training.onnx_detect import SHIPPED_ONNX
+    from models.training.evaluate import SHIPPED_ONNX, KioskReading
     from tests.models.helpers import on_table
     from vision.reader import DEFAULT_READER
 

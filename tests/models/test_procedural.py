@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models.training.classes import CLASS_CODES, CLASS_INDEX
+from models.training.classes import CLASS_INDEX
 from models.training.data.corners import Box, load_index_boxes
 from models.training.data.decks import ALL_DECKS, Family, Split, procedural_decks
 from models.training.data.faces import BACK, CORNERS_FILE
@@ -37,6 +37,7 @@ from models.training.data.procedural import (
 )
 from models.training.data.scenes import PROCEDURAL_SHARE, FaceLibrary, SceneKind, SceneMaker
 from models.training.data.synth import split_decks
+from scorer.cards import CARD_CODES
 from tests.models.conftest import have_fonts
 
 WIDTH = 160  # small faces: fast, and still every part of the drawing
@@ -51,7 +52,7 @@ def _fake_court_source(out: Path) -> None:
     deck = out / "standard"
     deck.mkdir(parents=True)
     rng = np.random.default_rng(0)
-    for code in CLASS_CODES:
+    for code in CARD_CODES:
         if code[:-1] in ("J", "Q", "K"):
             img = np.full((216, WIDTH, 4), 255, np.uint8)
             img[:, :, :3] = rng.integers(0, 255, 3)
@@ -77,7 +78,7 @@ def test_every_deck_has_all_faces_and_a_valid_corners_file(proc_faces: Path) -> 
             and deck.path == proc_faces / deck.name
         )
         files = {p.name for p in deck.path.iterdir()}
-        assert files == {f"{c}.png" for c in CLASS_CODES} | {f"{BACK}.png", CORNERS_FILE}
+        assert files == {f"{c}.png" for c in CARD_CODES} | {f"{BACK}.png", CORNERS_FILE}
         heights = set()
         for name in files - {CORNERS_FILE}:
             img = cv2.imread(str(deck.path / name), cv2.IMREAD_UNCHANGED)
@@ -91,7 +92,7 @@ def test_every_deck_has_all_faces_and_a_valid_corners_file(proc_faces: Path) -> 
         for b in (box, joker):
             assert 0 <= b.x0 < b.x1 <= 0.5 and 0 <= b.y0 < b.y1 <= 0.5
         assert 0.08 <= box.y1 - box.y0 <= 0.36  # index 10-22 % (jumbo: 23-32 %) of the height, plus the pad
-        assert set(data["cards"]) == set(CLASS_CODES) - {"JK"}
+        assert set(data["cards"]) == set(CARD_CODES) - {"JK"}
         assert data["procedural"]["court_source"] == "standard"
 
 
@@ -174,7 +175,7 @@ def test_index_box_contains_all_the_drawn_index_ink(proc_faces: Path, deck: int,
 def test_procedural_deck_loads_in_the_face_library_and_renders_a_scene(proc_faces: Path) -> None:
     library = FaceLibrary(proc_faces, procedural_decks(proc_faces))
     faces = library.deck_faces(library.decks[0])
-    assert set(faces) == set(CLASS_CODES) | {BACK}
+    assert set(faces) == set(CARD_CODES) | {BACK}
     assert len(faces["JK"].boxes) == 2 and faces[BACK].boxes == ()
     result = SceneMaker(library).make(np.random.default_rng(4), 320, 240, SceneKind.UPRIGHT)
     assert len(result.labels) == 2 and len(result.cards) == 1

@@ -10,7 +10,7 @@ import pytest
 
 import models.training.reader.data
 from models.training.data.synth import SynthConfig, generate
-from models.training.onnx_detect import OnnxCardDetector
+from models.training.evaluate import OnePass
 from models.training.reader.data import NONE_ID, STORE, collect, detector_patches
 from models.training.reader.data import main as reader_data_main
 from models.training.reader.train import export, train
@@ -123,9 +123,7 @@ def test_shipped_reader_names_a_rendered_card_from_its_corner(faces_dir: Path, c
     face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
     assert face is not None
     photo = on_table(face)
-    boxes = np.array(
-        [[d.x0, d.y0, d.x1, d.y1] for d in OnnxCardDetector().detect(photo, conf=0.2)], np.float32
-    )
+    boxes = np.array([d.box for d in OnePass().detect(photo, conf=0.2)], np.float32)
     assert len(boxes), "the detector found no corner"
     cards, none = CornerReader().read(photo, boxes)
     assert [CARD_CODES[int(i)] for i in cards.argmax(axis=1)] == [code] * len(boxes)

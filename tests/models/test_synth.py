@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.training.classes import CLASS_CODES
 from models.training.data.decks import Split
 from models.training.data.scenes import SceneKind
 from models.training.data.synth import SynthConfig, generate, main, make_image
+from scorer.cards import CARD_CODES
 from tests.models.conftest import TEST_DECKS
 
 
@@ -51,7 +51,7 @@ def test_labels_are_normalised_boxes_of_the_cards_in_the_truth(faces_dir: Path, 
     assert len(rows) == 12
     for row in rows:
         labels = _read_labels(cfg.out / "labels" / "train" / row["image"].replace(".jpg", ".txt"))
-        classes = {CLASS_CODES[int(lab[0])] for lab in labels}
+        classes = {CARD_CODES[int(lab[0])] for lab in labels}
         assert classes == set(row["cards"])
         for _, cx, cy, w, h in labels:
             assert cx - w / 2 + 1e-6 >= 0 and cx + w / 2 <= 1 + 1e-6
@@ -67,7 +67,7 @@ def test_every_scene_kind_renders_with_labels_inside_the_image(faces_dir: Path, 
     assert 40 <= quality <= 95
     for cls, x0, y0, x1, y1 in result.labels:
         assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
-        assert CLASS_CODES[cls] in result.cards
+        assert CARD_CODES[cls] in result.cards
     if kind is SceneKind.NEGATIVE:
         assert result.labels == [] and result.cards == []
     if kind in (SceneKind.UPRIGHT, SceneKind.SQUASHED):
@@ -297,7 +297,7 @@ def test_each_label_has_a_readability_record_in_the_truth(faces_dir: Path, tmp_p
     rows = [json.loads(line) for line in (cfg.out / "truth" / "val.jsonl").read_text().splitlines()]
     for row in rows:
         labels = _read_labels(cfg.out / "labels" / "val" / row["image"].replace(".jpg", ".txt"))
-        assert [c["code"] for c in row["corners"]] == [CLASS_CODES[int(lab[0])] for lab in labels]
+        assert [c["code"] for c in row["corners"]] == [CARD_CODES[int(lab[0])] for lab in labels]
         for c, (_, _, _, bw, bh) in zip(row["corners"], labels, strict=True):
             assert 0.7 <= c["visible"] <= 1 and c["h"] > 0 and c["w"] > 0
             # the index's own height fits inside its upright box's diagonal

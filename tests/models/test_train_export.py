@@ -7,10 +7,11 @@ from pathlib import Path
 import cv2
 import pytest
 
-from models.training.classes import CLASS_CODES, CLASSES_JSON, MODELS_DIR
+from models.training.classes import CLASSES_JSON, MODELS_DIR
 from models.training.data.synth import SynthConfig, generate
-from models.training.onnx_detect import SHIPPED_ONNX, OnnxCardDetector, cards_read
+from models.training.evaluate import SHIPPED_ONNX, OnePass, cards_read
 from models.training.train import REPO, ConfigError, TrainConfig, load_config, train
+from scorer.cards import CARD_CODES
 from tests.models.conftest import TEST_DECKS
 from tests.models.helpers import on_table
 
@@ -87,28 +88,34 @@ def test_smoke_generate_and_train_one_tiny_epoch(faces_dir: Path, tmp_path: Path
     assert (run / "weights" / "last.pt").is_file()
 
 
-@pytest.mark.skipif(not SHIPPED_ONNX.is_file(), reason="models/cards.onnx not exported yet")
-def test_evaluation_reads_a_photo_as_the_kiosk_does() -> None:
-    # The evaluation decodes with the runtime's own functions; on an untiled photo both agree exactly.
-    from vision.detector import CardDetector
+@pytest.fixture(scope="module")
+def one_pass() -> OnePass:
+    """The evaluation's one-pass reading of the shipped model, loaded once for the module."""
+    return OnePass()
 
+
+def test_the_one_pass_reading_reads_once_at_the_threshold_asked(one_pass: OnePass) -> None:
+    # The threshold sweep reads each photo once at its lowest threshold and filters: a higher threshold
+    # must give exactly the surer detections of the lower one, and no threshold means the model's own.
     photo = cv2.imread(str(REPO / "vision" / "demo" / "hand1.jpg"))
     assert photo is not None
     photo = cv2.resize(photo, (640, 480), interpolation=cv2.INTER_AREA)
-    kiosk = CardDetector(SHIPPED_ONNX, conf=0.2, tiles=1, rotations=1, reader="off").detect(photo)
-    ours = OnnxCardDetector().detect(photo, conf=0.2)
-    assert [(d.code, d.confidence) for d in kiosk] == [(d.code, d.score) for d in ours]
-    assert [d.box for d in kiosk] == [(d.x0, d.y0, d.x1, d.y1) for d in ours]
-    with pytest.raises(ValueError, match="HxWx3"):
-        OnnxCardDetector().detect(photo[:, :, 0])
+    low, high = one_pass.detect(photo, conf=0.1), one_pass.detect(photo, conf=0.5)
+    assert high and len(low) > len(high)
+    assert [d for d in low if d.confidence >= 0.5] == high
+    assert one_pass.detect(photo) == one_pass.detect(photo, conf=one_pass.default_conf)
 
 
-@pytest.mark.skipif(not SHIPPED_ONNX.is_file(), reason="models/cards.onnx not exported yet")
-def test_shipped_files_agree() -> None:
-    det = OnnxCardDetector()
-    assert det.names == list(CLASS_CODES)
+def test_shipped_files_agree(one_pass: OnePass) -> None:
+    import json
+
+    from vision.detector import CardDetector
+
+    shipped = json.loads(CLASSES_JSON.read_text(encoding="utf-8"))
+    assert CardDetector(SHIPPED_ONNX).load().codes == CARD_CODES == tuple(shipped["names"])
+    assert one_pass.size == shipped["imgsz"]  # the recipe's size is what was exported
+    assert one_pass.size == load_config().train_args["imgsz"]
     assert (MODELS_DIR / "cards.pt").stat().st_size < 20e6 and SHIPPED_ONNX.stat().st_size < 20e6
-    assert CLASSES_JSON.is_file()
 
 
 # Rendered from a held-out design (never seen in training). The shipped model (576 px) names every card of
@@ -118,10 +125,10 @@ def test_shipped_files_agree() -> None:
     ["AS", "4S", "8S", "9S", "10S", "JS", "QS", "KS", "AH", "3H", "10H", "JH", "QH", "KH"]
     + ["2D", "5D", "7D", "QD", "KD", "AC", "6C", "JC", "KC", "JK"],
 )
-def test_shipped_onnx_model_reads_a_rendered_card(faces_dir: Path, code: str) -> None:
+def test_shipped_onnx_model_reads_a_rendered_card(faces_dir: Path, code: str, one_pass: OnePass) -> None:
     face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
     assert face is not None
-    dets = OnnxCardDetector().detect(on_table(face))  # 200 px wide on a plain green-grey table
+    dets = one_pass.detect(on_table(face))  # 200 px wide on a plain green-grey table
     assert dets, "no corner detected"
     assert dets[0].code == code
     assert code in cards_read(dets)

@@ -15,7 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.training.classes import CLASS_CODES, JOKER
+from models.training.classes import JOKER
+from scorer.cards import CARD_CODES
 
 REGION_W = 0.30  # the corner region searched, as a fraction of the face width ...
 REGION_H = 0.36  # ... and height
@@ -120,7 +121,7 @@ def measure_deck_corners(deck_dir: Path) -> dict[str, object]:
     """Measure a rendered deck: the deck index box and every number card's own box (for inspection)."""
     per_card: dict[str, list[float]] = {}
     boxes: list[Box] = []
-    for code in CLASS_CODES:
+    for code in CARD_CODES:
         if code[:-1] not in NUMBER_RANKS:
             continue
         face = cv2.imread(str(deck_dir / f"{code}.png"), cv2.IMREAD_UNCHANGED)

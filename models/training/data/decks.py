@@ -23,7 +23,8 @@ import enum
 from dataclasses import dataclass
 from pathlib import Path
 
-from models.training.classes import CLASS_CODES, JOKER
+from models.training.classes import JOKER
+from scorer.cards import CARD_CODES
 
 KDE_ROOT = Path("/usr/share/carddecks")
 AISLERIOT_ROOT = Path("/usr/share/aisleriot/cards")
@@ -63,7 +64,7 @@ class Deck:
 
     def element_id(self, code: str) -> str:
         """The SVG element id of card ``code`` (not the joker: see :attr:`joker_ids`)."""
-        if code == JOKER or code not in CLASS_CODES:
+        if code == JOKER or code not in CARD_CODES:
             raise ValueError(f"deck {self.name}: no single element id for card code {code!r}")
         if self.family is Family.PROCEDURAL:
             raise ValueError(f"deck {self.name} is drawn, not an SVG file: no element ids")

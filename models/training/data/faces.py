@@ -29,7 +29,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.training.classes import CLASS_CODES, JOKER
+from models.training.classes import JOKER
 from models.training.data.decks import (
     ALL_DECKS,
     PROCEDURAL_TRAINED,
@@ -38,6 +38,7 @@ from models.training.data.decks import (
     installed_decks,
     procedural_decks,
 )
+from scorer.cards import CARD_CODES
 
 FACE_WIDTH = 320
 BACK = "back"
@@ -113,7 +114,7 @@ def jobs_for_deck(deck: Deck, out_dir: Path, width: int = FACE_WIDTH) -> list[Re
     with gzip.open(deck.path, "rt", encoding="utf-8", errors="replace") as fh:
         text = fh.read()
     jobs: list[RenderJob] = []
-    for code in CLASS_CODES:
+    for code in CARD_CODES:
         if code == JOKER:
             element = next((j for j in deck.joker_ids if _element_exists(text, j)), None)
             if element is None:

@@ -37,10 +37,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from models.training.classes import CLASS_CODES, JOKER, RANKS, SUITS
+from models.training.classes import JOKER, RANKS, SUITS
 from models.training.data.corners import Box
 from models.training.data.decks import PROCEDURAL_PREFIX
 from models.training.data.faces import BACK, CORNERS_FILE, FACE_WIDTH
+from scorer.cards import CARD_CODES
 
 FONT_ROOT = Path("/usr/share/fonts")
 SS = 2  # drawn at this multiple of the output size, then area-downscaled (anti-aliasing)
@@ -728,7 +729,7 @@ class DeckPainter:
         )
 
     def _measure_index(self) -> tuple[Box, dict[str, list[float]]]:
-        inks = {code: self._ink_box(self.index_layer(code)) for code in CLASS_CODES if code != JOKER}
+        inks = {code: self._ink_box(self.index_layer(code)) for code in CARD_CODES if code != JOKER}
         cards = {code: self._box(ink).as_list() for code, ink in inks.items()}
         arr = np.array(list(inks.values()))
         union = (int(arr[:, 0].min()), int(arr[:, 1].min()), int(arr[:, 2].max()), int(arr[:, 3].max()))
@@ -878,7 +879,7 @@ class DeckPainter:
         s = self.s
         if s.court_mix is None:
             return s.court_source, s.court_picture_rank(rank) + suit, 0.0
-        rng = np.random.default_rng([s.court_mix, CLASS_CODES.index(rank + suit)])
+        rng = np.random.default_rng([s.court_mix, CARD_CODES.index(rank + suit)])
         source = s.court_sources[int(rng.integers(len(s.court_sources)))] if s.court_sources else None
         shown = COURT_RANKS[int(rng.integers(3))]
         hue = float(rng.uniform(40, 320)) if rng.random() < COURT_HUE_SHARE else 0.0
@@ -1050,7 +1051,7 @@ def render_deck(out_dir: Path, index: int, style: DeckStyle, width: int = FACE_W
     deck_dir = out_dir / name
     deck_dir.mkdir(parents=True, exist_ok=True)
     painter = DeckPainter(style, width, out_dir)
-    for code in CLASS_CODES:
+    for code in CARD_CODES:
         cv2.imwrite(str(deck_dir / f"{code}.png"), painter.face(code))
     cv2.imwrite(str(deck_dir / f"{BACK}.png"), painter.back())
     corners = {

@@ -16,11 +16,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.training.classes import CLASS_CODES, CLASS_INDEX, JOKER
+from models.training.classes import CLASS_INDEX, JOKER
 from models.training.data.corners import Box, load_index_boxes, mark_in_four_corners, mirrored
 from models.training.data.decks import Deck, Family
 from models.training.data.faces import BACK
 from models.training.data.textures import Rng, camera, draw_clutter, draw_hand, random_perspective, surface
+from scorer.cards import CARD_CODES
 
 MIN_VISIBLE = 0.7  # fraction of a corner-index quadrilateral that must be visible (in frame, uncovered)
 MIN_CARD_H = 0.19  # smallest card height in a multi-card scene, as a fraction of the image height
@@ -62,7 +63,7 @@ BEND_SHARE = 0.3
 BENT_CARD_SHARE = 0.6
 GLOSS_CARD_SHARE = 0.35
 MAX_GLOSS = 0.6  # the strongest highlight leaves 40 % of the ink's contrast
-SEEP_POINT_CARDS = tuple(c for c in CLASS_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
+SEEP_POINT_CARDS = tuple(c for c in CARD_CODES if c.endswith("S")) + ("AH", "AD", "AC", "10D")
 
 
 class SceneKind(enum.Enum):
@@ -123,7 +124,7 @@ class FaceLibrary:
         if deck.name not in self._cache:
             box, joker_box = load_index_boxes(self.faces_dir / deck.name)
             faces: dict[str, Face] = {}
-            for code in (*CLASS_CODES, BACK):
+            for code in (*CARD_CODES, BACK):
                 if code == JOKER and not deck.joker_ids:
                     continue
                 img = cv2.imread(str(self.faces_dir / deck.name / f"{code}.png"), cv2.IMREAD_UNCHANGED)
@@ -646,7 +647,7 @@ class SceneMaker:
         """``n`` distinct cards; one deck per scene (most of the time), jokers now and then."""
         one_deck = rng.random() < 0.85
         faces = self._deck_faces(rng)
-        codes = [c for c in (pool or CLASS_CODES) if c != JOKER]
+        codes = [c for c in (pool or CARD_CODES) if c != JOKER]
         chosen = list(rng.choice(codes, size=min(n, len(codes)), replace=False))
         if jokers and JOKER in faces and rng.random() < 0.25 and chosen:
             chosen[int(rng.integers(len(chosen)))] = JOKER

@@ -39,7 +39,6 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.training.classes import CLASS_CODES
 from models.training.data.decks import (
     ALL_DECKS,
     Deck,
@@ -60,6 +59,7 @@ from models.training.data.scenes import (
     SceneResult,
     scene_truth,
 )
+from scorer.cards import CARD_CODES
 
 FRAMES: tuple[tuple[int, int], ...] = ((640, 480), (480, 640), (640, 360))
 FRAME_P = (0.72, 0.14, 0.14)
@@ -251,7 +251,7 @@ def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
 
 def write_data_yaml(out: Path, path: Path | None = None, train: list[str] | None = None) -> Path:
     """Ultralytics data file of dataset ``out`` (or of several training folders and ``out``'s val split)."""
-    names = "\n".join(f"  {i}: '{c}'" for i, c in enumerate(CLASS_CODES))
+    names = "\n".join(f"  {i}: '{c}'" for i, c in enumerate(CARD_CODES))
     train_entry = "images/train" if not train else "\n" + "".join(f"  - {t}\n" for t in train).rstrip("\n")
     text = f"path: {out.resolve()}\ntrain: {train_entry}\nval: images/val\nnames:\n{names}\n"
     path = path or out / "data.yaml"
