@@ -32,8 +32,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from scorer._checks import RULE_VALUE_MAX, check_index, check_name, check_rule_numbers, is_int, is_list, shown
 from scorer._frozen import FrozenDict, freeze
-from scorer._limits import RULE_VALUE_MAX, name_problem, shown
 from scorer.cards import Card, Rank, cards_over_decks, copies_in_decks
 from scorer.errors import JhyapError
 
@@ -70,10 +70,6 @@ def hand_value(cards: Iterable[Card]) -> int:
     return sum(card_value(card) for card in cards)
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 @dataclass(frozen=True)
 class JhyapRules:
     """The scoring switches. Defaults follow the common rules text."""
@@ -86,12 +82,7 @@ class JhyapRules:
     hand_limit: int = 5
 
     def __post_init__(self) -> None:
-        for name in ("max_score", "call_limit", "caller_penalty", "hand_limit"):
-            value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= RULE_VALUE_MAX:
-                raise JhyapError(
-                    f"rules: {name} must be a whole number from 0 to {RULE_VALUE_MAX:,}, got {shown(value)}"
-                )
+        check_rule_numbers(self, ("max_score", "call_limit", "caller_penalty", "hand_limit"), JhyapError)
         if self.max_score < 1:
             raise JhyapError(f"rules: max_score must be at least 1, got {self.max_score}")
         if self.hand_limit < 1:
@@ -123,7 +114,7 @@ class JhyapRound:
         for player, cards in self.hands.items():
             if not isinstance(player, str):
                 raise JhyapError(f"round hands: player names must be strings, got {player!r}")
-            if isinstance(cards, str) or not isinstance(cards, Iterable):
+            if not is_list(cards):
                 raise JhyapError(f"round hands: {player}'s hand must be a list of cards, got {cards!r}")
             hand = tuple(cards)
             for card in hand:
@@ -144,18 +135,14 @@ class JhyapGame:
     rounds: tuple[JhyapRound, ...] = ()
 
     def __post_init__(self) -> None:
-        if isinstance(self.players, str) or not isinstance(self.players, Iterable):
+        if not is_list(self.players):
             raise JhyapError(f"players must be a list of names, got {self.players!r}")
         players = tuple(self.players)
         object.__setattr__(self, "players", players)
         if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
             raise JhyapError(f"Jhyap needs {MIN_PLAYERS}-{MAX_PLAYERS} players, got {len(players)}")
         for name in players:
-            if not isinstance(name, str) or not name.strip():
-                raise JhyapError(f"player names must be non-empty strings, got {name!r}")
-            problem = name_problem(name)
-            if problem:
-                raise JhyapError(f"player name {name!r} cannot be used: {problem}")
+            check_name(name, "player", JhyapError)
         duplicates = sorted({name for name in players if players.count(name) > 1})
         if duplicates:
             raise JhyapError(f"duplicate player name {duplicates[0]!r}")
@@ -163,11 +150,11 @@ class JhyapGame:
             raise JhyapError(f"rules must be JhyapRules, got {self.rules!r}")
         if self.first_dealer is not None and self.first_dealer not in players:
             raise JhyapError(f"first_dealer {self.first_dealer!r} is not one of the players")
-        if self.decks is not None and (not _is_int(self.decks) or not 1 <= self.decks <= RULE_VALUE_MAX):
+        if self.decks is not None and (not is_int(self.decks) or not 1 <= self.decks <= RULE_VALUE_MAX):
             raise JhyapError(
                 f"decks must be a whole number from 1 to {RULE_VALUE_MAX:,}, got {shown(self.decks)}"
             )
-        if isinstance(self.rounds, str) or not isinstance(self.rounds, Iterable):
+        if not is_list(self.rounds):
             raise JhyapError(f"rounds must be a list of rounds, got {self.rounds!r}")
         rounds = tuple(self.rounds)
         for number, round_ in enumerate(rounds, 1):
@@ -201,8 +188,7 @@ class JhyapGame:
 
     def with_round_replaced(self, index: int, round_: JhyapRound) -> JhyapGame:
         """This game with the round at 0-based ``index`` replaced; every later round is re-checked."""
-        if not _is_int(index) or not 0 <= index < len(self.rounds):
-            raise JhyapError(f"no round at index {index!r} (the game has {len(self.rounds)} rounds)")
+        check_index(index, len(self.rounds), "round", JhyapError)
         rounds = list(self.rounds)
         rounds[index] = round_
         game = replace(self, rounds=tuple(rounds))

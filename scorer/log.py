@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from scorer._limits import RULE_VALUE_MAX
+from scorer._checks import RULE_VALUE_MAX
 from scorer.cards import Card, parse_cards
 from scorer.errors import LogError, ScorerError
 from scorer.jhyap import JhyapGame, JhyapRound, JhyapRules, JhyapState, score_jhyap

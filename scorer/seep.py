@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
+from scorer._checks import check_index, check_name, check_rule_numbers, is_int, is_list
 from scorer._frozen import FrozenDict, freeze
-from scorer._limits import RULE_VALUE_MAX, name_problem, shown
 from scorer.cards import ALL_CARDS, Card, Rank, Suit
 from scorer.errors import SeepError
 
@@ -94,10 +94,6 @@ def _codes(cards: Iterable[Card]) -> str:
     return " ".join(card.code for card in sorted(cards))
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 class SweepWhen(Enum):
     """When in the deal a sweep happened; it decides what the sweep is worth."""
 
@@ -136,12 +132,8 @@ class SeepRules:
     last_sweep_points: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("baazi_lead", "min_points", "sweep_points", "first_sweep_points", "last_sweep_points"):
-            value = getattr(self, name)
-            if not _is_int(value) or not 0 <= value <= RULE_VALUE_MAX:
-                raise SeepError(
-                    f"rules: {name} must be a whole number from 0 to {RULE_VALUE_MAX:,}, got {shown(value)}"
-                )
+        numbers = ("baazi_lead", "min_points", "sweep_points", "first_sweep_points", "last_sweep_points")
+        check_rule_numbers(self, numbers, SeepError)
         if self.baazi_lead < 1:
             raise SeepError(f"rules: baazi_lead must be at least 1, got {self.baazi_lead}")
         if self.min_points > TOTAL_POINTS // 2:
@@ -160,13 +152,14 @@ class SeepRules:
 
 
 def _card_tuple(cards: object, what: str) -> tuple[Card, ...]:
-    if isinstance(cards, str) or not isinstance(cards, Iterable):
+    if not is_list(cards):
         raise SeepError(f"{what} must be a list of cards, got {cards!r}")
-    hand = tuple(cards)
-    for card in hand:
+    hand: list[Card] = []
+    for card in cards:
         if not isinstance(card, Card):
             raise SeepError(f"{what} holds {card!r}, which is not a Card")
-    return hand
+        hand.append(card)
+    return tuple(hand)
 
 
 @dataclass(frozen=True)
@@ -185,7 +178,7 @@ class SeepDeal:
                 raise SeepError(f"captured: team names must be strings, got {team!r}")
             captured[team] = _card_tuple(cards, f"team {team}'s captured cards")
         object.__setattr__(self, "captured", FrozenDict(captured))
-        if isinstance(self.sweeps, str) or not isinstance(self.sweeps, Iterable):
+        if not is_list(self.sweeps):
             raise SeepError(f"sweeps must be a list of sweeps, got {self.sweeps!r}")
         sweeps = tuple(self.sweeps)
         for sweep in sweeps:
@@ -210,22 +203,14 @@ class SeepGame:
         teams: dict[str, tuple[str, str]] = {}
         seen: set[str] = set()
         for team, members in self.teams.items():
-            if not isinstance(team, str) or not team.strip():
-                raise SeepError(f"team names must be non-empty strings, got {team!r}")
-            problem = name_problem(team)
-            if problem:
-                raise SeepError(f"team name {team!r} cannot be used: {problem}")
-            if isinstance(members, str) or not isinstance(members, Iterable):
+            check_name(team, "team", SeepError)
+            if not is_list(members):
                 raise SeepError(f"team {team} must be a list of 2 players, got {members!r}")
             pair = tuple(members)
             if len(pair) != 2:
                 raise SeepError(f"team {team} needs exactly 2 players, got {len(pair)}")
             for name in pair:
-                if not isinstance(name, str) or not name.strip():
-                    raise SeepError(f"team {team}: player names must be non-empty strings, got {name!r}")
-                problem = name_problem(name)
-                if problem:
-                    raise SeepError(f"team {team}: player name {name!r} cannot be used: {problem}")
+                check_name(name, "player", SeepError, where=f"team {team}: ")
                 if name in seen:
                     raise SeepError(f"duplicate player name {name!r}")
                 seen.add(name)
@@ -233,7 +218,7 @@ class SeepGame:
         object.__setattr__(self, "teams", FrozenDict(teams))
         if not isinstance(self.rules, SeepRules):
             raise SeepError(f"rules must be SeepRules, got {self.rules!r}")
-        if isinstance(self.deals, str) or not isinstance(self.deals, Iterable):
+        if not is_list(self.deals):
             raise SeepError(f"deals must be a list of deals, got {self.deals!r}")
         deals = tuple(self.deals)
         for number, deal in enumerate(deals, 1):
@@ -259,8 +244,7 @@ class SeepGame:
 
     def with_deal_replaced(self, index: int, deal: SeepDeal) -> SeepGame:
         """This game with the deal at 0-based ``index`` replaced."""
-        if not _is_int(index) or not 0 <= index < len(self.deals):
-            raise SeepError(f"no deal at index {index!r} (the game has {len(self.deals)} deals)")
+        check_index(index, len(self.deals), "deal", SeepError)
         _check_deal(self, deal, index + 1)
         deals = list(self.deals)
         deals[index] = deal
@@ -275,7 +259,7 @@ class Lead:
     points: int
 
     def __post_init__(self) -> None:
-        if not _is_int(self.points) or self.points < 0:
+        if not is_int(self.points) or self.points < 0:
             raise SeepError(f"lead points must be a whole number >= 0, got {self.points!r}")
         if (self.team is None) != (self.points == 0):
             raise SeepError(
