@@ -23,7 +23,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 
-from vision.types import CameraError, ImageError
+from vision.errors import CameraError, ImageError, InvalidValueError
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 """The bundled demo photos (package data): the last resort of ``open_camera("auto")``."""
@@ -180,7 +180,7 @@ class OpenCVCamera(_CameraBase):
         warmup_frames: int = 8,
     ) -> None:
         if index < 0:
-            raise ValueError(f"webcam index must be >= 0, got {index}")
+            raise InvalidValueError(f"webcam index must be >= 0, got {index}")
         self.index = index
         self.width = width
         self.height = height

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from vision.errors import InvalidValueError
 from vision.geometry import (
     box_iou_one,
     candidate_boxes,
@@ -369,7 +370,7 @@ def read_with_effort(
         return read_full(detector, passes), passes
     if effort == FOCUSED:
         return read_focused(detector, passes, rules), passes
-    raise ValueError(f"effort must be one of {', '.join(EFFORTS)}, got {effort!r}")
+    raise InvalidValueError(f"effort must be one of {', '.join(EFFORTS)}, got {effort!r}")
 
 
 class ViewStore(MutableMapping[str, Any]):

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from vision.errors import InvalidValueError
 from vision.types import Box
 
 Point = tuple[float, float]
@@ -30,7 +31,7 @@ CARD_ASPECT = math.log(88 / 63)
 """``log(height / width)`` of a standard playing card (63 x 88 mm): the box of an upright card."""
 
 
-class SeatError(ValueError):
+class SeatError(InvalidValueError):
     """Seats that cannot be used (too few, outside the photo, two on one spot); the message says which."""
 
 
