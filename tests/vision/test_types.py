@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from vision.errors import InvalidValueError, VisionError
 from vision.types import CARD_CODES, CardReading, DetectedCard, Detection
 
 
@@ -33,8 +34,19 @@ def test_card_codes_are_the_53_model_classes_in_suit_then_rank_order() -> None:
 )
 def test_detection_rejects_bad_values_with_a_message_naming_them(kwargs: dict, message: str) -> None:
     values = {"code": "7S", "confidence": 0.9, "box": (0, 0, 10, 10)} | kwargs
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(InvalidValueError, match=message):
         Detection(**values)
+
+
+def test_a_bad_value_is_a_vision_error_that_callers_catching_value_error_still_catch() -> None:
+    for make in (
+        lambda: Detection("7S", 2.0, (0, 0, 1, 1)),
+        lambda: DetectedCard("7S", 0.9, False, ()),
+        lambda: CardReading("p", 1.0, (), ((0,),), 10, 10),
+    ):
+        with pytest.raises(VisionError) as caught:
+            make()
+        assert isinstance(caught.value, ValueError)
 
 
 def test_detection_normalises_box_to_floats_and_is_frozen() -> None:
