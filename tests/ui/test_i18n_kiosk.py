@@ -1,0 +1,88 @@
+"""The live kiosk switched to Nepali and to Hindi: every screen redraws in the new language, with no English
+left apart from the glossary's loanwords (none are written in Latin letters) and the players' names.
+
+The walk (tests/ui/i18n_walk.py) runs the real Kivy app headless in a subprocess, so this is marked slow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = {"Asha", "Chandra", "Dipa", "Priya", "Raj", "Sunil", "Meera"}
+# Latin that is not English: the product's name, the language's own name on its button, units and formats.
+NOT_ENGLISH = {"TableTally", "English", "KB", "USB", "Pi", "JSON", "CSV", "Aa", "ABC", "x"}
+
+
+def english_words(text: str) -> list[str]:
+    """Latin words in a label that are not a player's name, a team letter or card index (one letter), a
+    path, an option or an environment variable name, or a name from NOT_ENGLISH."""
+    words = []
+    text = re.sub(r"--\S+ \S+", "", text)  # an option and its value: "--camera demo"
+    for token in text.split():
+        if "/" in token or token.startswith("--") or "_" in token:
+            continue
+        for word in re.findall(r"[A-Za-z]+", token):
+            if len(word) > 1 and word not in NAMES and word not in NOT_ENGLISH:
+                words.append(word)
+    return words
+
+
+@pytest.fixture(scope="module")
+def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    tmp = tmp_path_factory.mktemp("walk")
+    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1")
+    env["KIVY_HOME"] = str(tmp / "kivy-home")
+    out = tmp / "seen.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "ui" / "i18n_walk.py"), str(tmp / "data"), str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=500,
+    )
+    assert out.exists(), proc.stderr[-3000:]
+    data: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    assert proc.returncode == 0 and data["ok"], (
+        data.get("error") or data.get("screen_errors") or proc.stderr[-3000:]
+    )
+    return data["seen"]  # type: ignore[no-any-return]
+
+
+def test_switching_language_redraws_the_screen_on_show_at_once(seen: dict[str, Any]) -> None:
+    assert "Settings" in seen["ne/settings-before-switch"]
+    assert "सेटिङ" in seen["ne/settings-after-switch"] and "Settings" not in seen["ne/settings-after-switch"]
+    assert "सेटिंग" in seen["hi/settings-after-switch"] and "सेटिङ" not in seen["hi/settings-after-switch"]
+
+
+@pytest.mark.parametrize("lang", ["ne", "hi"])
+def test_every_screen_in_nepali_and_hindi_has_no_english_left(seen: dict[str, Any], lang: str) -> None:
+    screens = {k: v for k, v in seen.items() if k.startswith(f"{lang}/") and "before-switch" not in k}
+    assert len(screens) >= 15
+    english = {
+        f"{screen}: {text!r}": english_words(text)
+        for screen, texts in screens.items()
+        for text in texts
+        if english_words(text)
+    }
+    assert english == {}
+    # The same screens in English do show English, so the check can see it.
+    assert any(english_words(t) for t in seen["en/jhyap_round"])
+
+
+def test_devanagari_digits_reach_the_result_and_the_scores(seen: dict[str, Any]) -> None:
+    for screen in ("hi-devanagari/jhyap_result", "hi-devanagari/jhyap_scores"):
+        shown = " ".join(seen[screen])
+        assert re.search("[\u0966-\u096f]", shown), screen
+        # Card indices keep the figures printed on the cards; no other Western digit is left.
+        assert not re.search("[0-9]", re.sub(r"\b(?:10|[2-9])[\u2660-\u2667]", "", shown)), (screen, shown)
