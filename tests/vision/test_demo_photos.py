@@ -1,15 +1,19 @@
-"""End to end on the shipped demo photos and model: the cards each photo is known to show are read.
+"""End to end on the shipped demo photos (vision/demo) with the shipped models.
 
-Skipped, with the reason, while models/cards.onnx (or $TABLETALLY_MODEL) or vision/demo/truth.json are not
-in the checkout. The accuracy checks ask for 90% of the demo cards; a miss is an expected failure (xfail,
-with both figures) only when the model's own report (models/eval/report.json) says that the model itself
-reads fewer cards than that, so a runtime that loses cards a good model found still fails.
+Two kinds of checks:
+
+* what today's models do: ``models/cards.onnx`` with ``models/reader.onnx``, read as the kiosk reads, name
+  every one of the 49 demo cards and find the hands of three of the four photos. A model that reads
+  differently fails these; shipping it means updating them and the model card in the same commit;
+* what the runtime must do whatever the model: boxes inside the photo, the same reading every time, the
+  ``detect`` command reading as the pipeline does, and ONNX Runtime reading as Ultralytics does.
+
+The shipped files are committed, so nothing here skips: a missing model is a failure.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -18,139 +22,107 @@ import pytest
 
 from ui.cli import main
 from vision.camera import DEMO_DIR, FolderCamera
-from vision.detector import DEFAULT_ONNX, MODEL_ENV, CardDetector
+from vision.detector import DEFAULT_ONNX, DEFAULT_ROTATIONS, CardDetector
 from vision.pipeline import read_cards
+from vision.reader import DEFAULT_READER
+from vision.types import CardReading
 
 TRUTH = DEMO_DIR / "truth.json"
-MODEL = Path(os.environ.get(MODEL_ENV) or DEFAULT_ONNX)  # the model the kiosk would use
+MODEL = DEFAULT_ONNX  # the shipped model, whatever $TABLETALLY_MODEL says
 MODEL_PT = MODEL.with_suffix(".pt")
-
-pytestmark = [
-    pytest.mark.skipif(not MODEL.is_file(), reason=f"the shipped model {MODEL} is not there yet"),
-    pytest.mark.skipif(not TRUTH.is_file(), reason=f"the demo photos' truth {TRUTH} is not there yet"),
-]
 
 
 def load_truth() -> list[dict[str, Any]]:
-    """truth.json: a list of {"image", "cards", "hands"?}, or {"photos": [...]}, or JSON lines."""
-    text = TRUTH.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
-    if isinstance(data, dict):
-        data = data.get("photos") or data.get("images") or [{"image": k, **v} for k, v in data.items()]
-    return list(data)
+    """truth.json: {"table1.jpg": {"cards": [...], "hands": [[...], ...], ...}, ...} as a list."""
+    data = json.loads(TRUTH.read_text(encoding="utf-8"))
+    return [{"image": name, **entry} for name, entry in data.items()]
 
 
 @pytest.fixture(scope="module")
 def detector() -> CardDetector:
-    return CardDetector().load()
+    """The kiosk's reading of the shipped models, independent of the environment's settings."""
+    return CardDetector(MODEL, rotations=DEFAULT_ROTATIONS, reader=DEFAULT_READER).load()
 
 
 @pytest.fixture(scope="module")
-def readings(detector: CardDetector) -> list[tuple[dict[str, Any], Any]]:
+def readings(detector: CardDetector) -> list[tuple[dict[str, Any], CardReading]]:
     return [(entry, read_cards(DEMO_DIR / entry["image"], detector)) for entry in load_truth()]
 
 
-def card_score(readings: list[tuple[dict[str, Any], Any]]) -> tuple[int, int, int]:
-    """(right, extra, missing) physical cards over all photos, compared as multisets of codes."""
-    right = extra = missing = 0
-    for entry, reading in readings:
-        got, want = Counter(reading.codes), Counter(entry["cards"])
-        right += sum((got & want).values())
-        extra += sum((got - want).values())
-        missing += sum((want - got).values())
-    return right, extra, missing
+def test_the_shipped_models_and_the_demo_truth_are_there() -> None:
+    for path in (MODEL, MODEL_PT, DEFAULT_READER, TRUTH):
+        assert path.is_file(), f"{path} is missing from the checkout"
 
 
 def test_every_demo_photo_has_truth_and_is_a_readable_photo() -> None:
     truth = load_truth()
-    assert truth, "truth.json lists no photos"
+    assert len(truth) == 4
     camera = FolderCamera([DEMO_DIR / entry["image"] for entry in truth], loop=False)
     with camera:
         for _ in truth:
             assert camera.capture().ndim == 3
 
 
-MODEL_REPORT = MODEL.parent / "eval" / "report.json"
-TARGET = 0.9  # the share of demo cards the runtime must read right (and at most 1 - TARGET extra)
+# What today's models do.
 
 
-def model_shortfall() -> str | None:
-    """Why the shipped model itself cannot reach TARGET, from its own measurements (models/eval), if so."""
-    try:
-        report = json.loads(MODEL_REPORT.read_text(encoding="utf-8"))
-        recall = float(report["synthetic"]["card_recall"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if recall >= TARGET:
-        return None
-    return (
-        f"the shipped model itself reads {recall:.0%} of the cards of its held-out photos "
-        f"({MODEL_REPORT}), below the {TARGET:.0%} asked here"
-    )
-
-
-def check_or_known_shortfall(ok: bool, measured: str) -> None:
-    """Assert ``ok``; a miss is an expected failure only when the model's own report explains it."""
-    if ok:
-        return
-    reason = model_shortfall()
-    if reason is not None:
-        pytest.xfail(f"{measured}; {reason}")
-    pytest.fail(measured)
-
-
-def test_the_demo_photos_are_read_card_for_card(readings: list[tuple[dict[str, Any], Any]]) -> None:
-    right, extra, missing = card_score(readings)
-    total = right + missing
-    assert total > 0
-    # Each physical card counts once: a model that sees both corners must not double the count.
-    measured = f"{right} of {total} demo cards read right, {extra} extra, {missing} missing"
-    check_or_known_shortfall(right >= TARGET * total and extra <= (1 - TARGET) * total, measured)
-
-
-def test_cards_read_wrongly_are_mostly_marked_uncertain(readings: list[tuple[dict[str, Any], Any]]) -> None:
-    wrong = doubted = 0
+def test_todays_models_name_every_demo_card_and_no_other(
+    readings: list[tuple[dict[str, Any], CardReading]],
+) -> None:
+    # 49 cards in four photos (two whole tables, a hand, a Seep row), each physical card once.
+    assert sum(len(entry["cards"]) for entry, _ in readings) == 49
     for entry, reading in readings:
-        want = Counter(entry["cards"])
-        for card in reading.cards:
-            if want[card.code] > 0:
-                want[card.code] -= 1
-            else:
-                wrong += 1
-                doubted += card.uncertain
-    measured = f"{doubted} of {wrong} wrongly read cards were marked uncertain"
-    check_or_known_shortfall(wrong == 0 or doubted >= 0.5 * wrong, measured)
+        assert Counter(reading.codes) == Counter(entry["cards"]), entry["image"]
 
 
-def test_the_hands_of_the_demo_photos_are_found(readings: list[tuple[dict[str, Any], Any]]) -> None:
-    checked = right = 0
+def test_todays_models_find_the_hands_of_three_of_the_four_photos(
+    readings: list[tuple[dict[str, Any], CardReading]],
+) -> None:
+    # table2's four hands lie close together and are grouped wrongly (a known limit, models/README.md).
+    right = set()
     for entry, reading in readings:
-        hands = [sorted(h) for h in entry.get("hands") or [] if h]
-        if len(hands) < 2 or sorted(reading.codes) != sorted(entry["cards"]):
-            continue
-        checked += 1
+        want = sorted(sorted(hand) for hand in entry["hands"] if hand)
         got = sorted(sorted(reading.cards[i].code for i in hand) for hand in reading.hands)
-        right += got == sorted(hands)
-    if checked == 0:
-        check_or_known_shortfall(False, "no demo photo with several hands was read card for card")
-    assert right / checked >= 0.5, f"hands right in {right} of {checked} photos"
+        if got == want:
+            right.add(entry["image"])
+    assert right == {"table1.jpg", "hand1.jpg", "seep1.jpg"}
 
 
-def test_detect_command_reads_the_demo_photos(capsys: pytest.CaptureFixture[str]) -> None:
-    images = [str(DEMO_DIR / entry["image"]) for entry in load_truth()]
-    assert main(["detect", "--json", *images]) == 0
+# What the runtime must do, whatever the model.
+
+
+def test_every_card_read_lies_inside_its_photo(readings: list[tuple[dict[str, Any], CardReading]]) -> None:
+    for _, reading in readings:
+        for card in reading.cards:
+            for x0, y0, x1, y1 in card.boxes:
+                assert 0 <= x0 < x1 <= reading.width and 0 <= y0 < y1 <= reading.height, (reading.image, card)
+
+
+def test_a_photo_read_again_reads_the_same(
+    detector: CardDetector, readings: list[tuple[dict[str, Any], CardReading]]
+) -> None:
+    # The detector keeps no state between photos (threshold, tiles, turns, reader): the first photo read
+    # again after all the others gives the same cards, boxes and hands.
+    entry, first = readings[0]  # read first, before the other three
+    again = read_cards(DEMO_DIR / entry["image"], detector)
+    assert again.cards == first.cards and again.hands == first.hands
+
+
+def test_detect_command_reads_the_demo_photos_as_the_pipeline_does(
+    capsys: pytest.CaptureFixture[str], readings: list[tuple[dict[str, Any], CardReading]]
+) -> None:
+    images = [str(DEMO_DIR / entry["image"]) for entry, _ in readings]
+    args = ["detect", "--json", "--model", str(MODEL), "--reader", str(DEFAULT_READER)]
+    assert main([*args, "--rotations", str(DEFAULT_ROTATIONS), *images]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [entry["image"] for entry in out] == images
     assert all(entry["ms"] > 0 and isinstance(entry["hands"], list) for entry in out)
+    for entry, (_, reading) in zip(out, readings, strict=True):
+        assert [card["code"] for card in entry["cards"]] == list(reading.codes)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not MODEL_PT.is_file(), reason=f"{MODEL_PT} is not there yet")
 def test_onnx_runtime_and_ultralytics_read_the_same_cards() -> None:
-    pytest.importorskip("ultralytics")
     from vision.ultralytics_backend import UltralyticsDetector
 
     ultra = UltralyticsDetector(MODEL_PT)  # Ultralytics does not tile: nor may we
@@ -161,12 +133,11 @@ def test_onnx_runtime_and_ultralytics_read_the_same_cards() -> None:
         mine = Counter(read_cards(DEMO_DIR / entry["image"], onnx).codes)
         both += sum((mine & other).values())
         either += sum((mine | other).values())
-    if either == 0:
-        pytest.skip("neither backend read a card on the demo photos")
-    # The backends letterbox differently (square vs "rect", area-averaged vs bilinear), so borderline
-    # corners may fall either side of the threshold; the rest must agree.
-    measured = f"the backends agree on {both} of {either} cards"
-    check_or_known_shortfall(either - both <= max(1, 0.2 * either), measured)
+    # Both read most of the 49 cards (today 42 in common of 50 read by either). The backends letterbox
+    # differently (square vs "rect", area-averaged vs bilinear), so borderline corners may fall either
+    # side of the threshold; the rest must agree.
+    assert both >= 35, f"the backends agree on only {both} cards"
+    assert either - both <= 0.2 * either, f"the backends agree on {both} of {either} cards"
 
 
 def test_the_demo_folder_is_package_data() -> None:
