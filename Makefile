@@ -54,11 +54,12 @@ demo: $(STAMP) catalogs
 synth: $(STAMP)
 	$(BIN)/python -m models.training.data.synth --out datasets/synth --count 3200 --val-count 400 --seed 1   # as models/train.yaml draws it
 
-train: $(STAMP)
-	$(BIN)/python -m models.training.train
+train: $(STAMP)   # START=W starts the run from weights W (models/README.md, "Reproduce")
+	$(BIN)/python -m models.training.train $(if $(START),--start-from $(START))
 
-evaluate: $(STAMP)
-	$(BIN)/python -m models.training.evaluate
+evaluate: $(STAMP)   # models/eval/report.{md,json}, then the model card's results table from them
+	$(BIN)/python -m models.training.evaluate --camera datasets/camera
+	$(BIN)/python -m models.training.card
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -60,6 +60,12 @@ REPO = MODELS_DIR.parent
 DEFAULT_REAL = REPO.parent / "shared" / "realcards"
 DEFAULT_OUT = MODELS_DIR / "eval"
 FAILURES = REPO / "runs" / "eval_failures"
+# The camera-resolution set: held-out designs drawn at the webcam's 1920 px (the Pi camera's stills are
+# larger), read as the kiosk reads them. `make evaluate` draws it when missing (its seed fixes the photos).
+DEFAULT_CAMERA = REPO / "datasets" / "camera"
+CAMERA_LONG_SIDE = 1920
+CAMERA_PHOTOS = 400
+CAMERA_SEED = 23
 PINOCHLE_RANKS = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
 
 TARGETS = {
@@ -222,6 +228,108 @@ class KioskReading:
         if conf is not None and conf != self.conf:
             raise EvalError(f"the kiosk reading was built for confidence {self.conf}, not {conf}")
         return self._kiosk.detect(image)
+
+
+@dataclass
+class CameraResult:
+    """The kiosk's reading of held-out photos at camera resolution (cards compared as sets per photo)."""
+
+    data: str
+    images: int
+    long_side: int  # pixels, the photos' long side
+    exact_hand_rate: float  # photos whose cards read equal the truth
+    exact_by_kind: dict[str, float]
+    cards: int  # cards in the truth
+    cards_right: int  # of them read
+    extra: int  # cards read that the photo does not hold
+    scores_right: dict[str, float]
+    rotations: int
+    reader: str
+
+
+def draw_camera_set(data: Path, photos: int = CAMERA_PHOTOS, seed: int = CAMERA_SEED) -> None:
+    """Draw the camera-resolution held-out set into ``data`` unless its truth is there already."""
+    if (data / "truth" / "val.jsonl").is_file():
+        return
+    from models.training.data.synth import SynthConfig, generate
+
+    print(f"drawing {photos} held-out photos at {CAMERA_LONG_SIDE} px into {data} (seed {seed})", flush=True)
+    generate(SynthConfig(out=data, count=0, val_count=photos, seed=seed, long_side=CAMERA_LONG_SIDE))
+
+
+def measure_camera(
+    model: Path,
+    data: Path,
+    conf: float,
+    rotations: int,
+    reader: str,
+    limit: int | None = None,
+) -> CameraResult:
+    """The kiosk's own reading (auto tiling, ``rotations`` turns, ``reader``) of a held-out set drawn at
+    camera resolution: exact photos, cards right, extra cards and whether the photo would score right."""
+    rows = load_truth(data, limit)
+    reads = kiosk_reads(model, data, rows, conf, None, rotations, reader)
+    first = read_photo(data / "images" / "val" / str(rows[0]["image"]))
+    truths = [set(cast(list[str], r["cards"])) for r in rows]
+    rate, by_kind = exact_hand(cast(list[dict[str, object]], rows), reads)
+    return CameraResult(
+        data=str(data.relative_to(REPO)) if data.is_relative_to(REPO) else str(data),
+        images=len(rows),
+        long_side=max(first.shape[:2]),
+        exact_hand_rate=round(rate, 4),
+        exact_by_kind=by_kind,
+        cards=sum(len(t) for t in truths),
+        cards_right=sum(len(t & r) for t, r in zip(truths, reads, strict=True)),
+        extra=sum(len(r - t) for t, r in zip(truths, reads, strict=True)),
+        scores_right=scores_right(cast(list[dict[str, object]], rows), reads),
+        rotations=rotations,
+        reader=Path(reader).name if reader != "off" else "off",
+    )
+
+
+CAMERA_HEADING = "## At camera resolution"
+
+
+def render_camera(cam: CameraResult) -> str:
+    """The report's camera-resolution section."""
+    share = cam.cards_right / max(1, cam.cards)
+    return "\n".join(
+        [
+            CAMERA_HEADING,
+            "",
+            f"{cam.images} photos of the held-out designs drawn at {cam.long_side} px ({cam.data}), read as "
+            f"the kiosk reads (auto tiling, {cam.rotations} quarter turns, corner reader {cam.reader}): "
+            f"exact-hand rate {cam.exact_hand_rate:.3f}; by kind "
+            + ", ".join(f"{k} {v:.2f}" for k, v in cam.exact_by_kind.items())
+            + f". Cards right {cam.cards_right} of {cam.cards} ({share:.3f}), {cam.extra} extra.",
+            "",
+            _scores_line("as the kiosk reads", cam.scores_right) if cam.scores_right else "",
+            "",
+        ]
+    )
+
+
+def update_camera_section(out: Path, cam: CameraResult) -> None:
+    """Put ``cam`` into an existing ``OUT/report.json`` and ``report.md`` (``--camera-only``), in place."""
+    json_path, md_path = out / "report.json", out / "report.md"
+    try:
+        payload = json.loads(json_path.read_text(encoding="utf-8"))
+        report = md_path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:
+        raise EvalError(f"--camera-only updates an existing report in {out}: {exc}") from exc
+    payload["camera"] = asdict(cam)
+    section = render_camera(cam)
+    if CAMERA_HEADING in report:
+        start = report.index(CAMERA_HEADING)
+        end = report.find("\n## ", start + 1)
+        report = report[:start] + section + (report[end + 1 :] if end >= 0 else "")
+    elif "## Speed" in report:
+        at = report.index("## Speed")
+        report = report[:at] + section + "\n" + report[at:]
+    else:
+        report = report.rstrip("\n") + "\n\n" + section
+    json_path.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
+    md_path.write_text(report, encoding="utf-8")
 
 
 def read_photo(path: Path) -> np.ndarray:
@@ -634,7 +742,12 @@ def _conf_line(synth: SyntheticResult) -> str:
 
 
 def render_report(
-    synth: SyntheticResult | None, real: list[RealResult], timing: dict[str, float], conf: float, imgsz: int
+    synth: SyntheticResult | None,
+    real: list[RealResult],
+    timing: dict[str, float],
+    conf: float,
+    imgsz: int,
+    camera: CameraResult | None = None,
 ) -> str:
     lines = ["# Card model evaluation", "", f"Input {imgsz}x{imgsz}, confidence threshold {conf}.", ""]
     if synth is not None:
@@ -725,6 +838,8 @@ def render_report(
                 "held-out photos' kiosk measure above.",
                 "",
             ]
+    if camera is not None:
+        lines += [render_camera(camera)]
     lines += [
         "## Speed",
         "",
@@ -753,7 +868,19 @@ def main(argv: list[str] | None = None) -> int:
         help="confidence threshold (default: the one saved in --classes as 'conf', which the kiosk uses, "
         "else as 'best'); best: the one-pass exact-hand rate's best on the synthetic set",
     )
-    parser.add_argument("--limit", type=int, help="at most this many synthetic images")
+    parser.add_argument("--limit", type=int, help="at most this many synthetic images (of each set)")
+    parser.add_argument(
+        "--camera",
+        type=Path,
+        help=f"also read a held-out set at camera resolution as the kiosk does; drawn there when missing "
+        f"({CAMERA_PHOTOS} photos at {CAMERA_LONG_SIDE} px, seed {CAMERA_SEED}); make evaluate reads "
+        "datasets/camera",
+    )
+    parser.add_argument(
+        "--camera-only",
+        action="store_true",
+        help="measure only --camera and put it into the existing report in --out",
+    )
     parser.add_argument(
         "--tiles",
         type=tiling,
@@ -783,7 +910,18 @@ def main(argv: list[str] | None = None) -> int:
         help="write the threshold used into --classes as 'conf', the runtime detector's default",
     )
     args = parser.parse_args(argv)
+    if args.camera_only and args.camera is None:
+        parser.error("--camera-only needs --camera DIR")
+    if args.camera_only and args.conf == "best":
+        parser.error("--camera-only reads at the model's own threshold or --conf P, not best")
     try:
+        if args.camera_only:
+            conf_only = args.conf if args.conf is not None else saved_conf(args.classes) or DEFAULT_CONF
+            draw_camera_set(args.camera)
+            cam = measure_camera(args.onnx, args.camera, conf_only, args.rotations, args.reader, args.limit)
+            update_camera_section(args.out, cam)
+            print(render_camera(cam))
+            return 0
         det = OnePass(args.onnx)
         if args.conf is None:
             args.conf = saved_conf(args.classes)
@@ -822,10 +960,14 @@ def main(argv: list[str] | None = None) -> int:
         if not timing_imgs:
             timing_imgs = [np.full((480, 640, 3), 128, np.uint8)]
         timing = onnx_timing(det, timing_imgs)
+        camera = None
+        if args.camera is not None:
+            draw_camera_set(args.camera)
+            camera = measure_camera(args.onnx, args.camera, conf, args.rotations, args.reader, args.limit)
     except (EvalError, FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    report = render_report(synth, real, timing, conf, det.size)
+    report = render_report(synth, real, timing, conf, det.size, camera)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "report.md").write_text(report, encoding="utf-8")
     payload = {
@@ -835,6 +977,7 @@ def main(argv: list[str] | None = None) -> int:
         "timing": timing,
         "synthetic": asdict(synth) if synth else None,
         "real": [asdict(r) for r in real],
+        "camera": asdict(camera) if camera else None,
     }
     (args.out / "report.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     if args.save_conf:

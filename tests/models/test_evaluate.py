@@ -346,3 +346,46 @@ def test_real_photos_are_measured_as_the_kiosk_reads_them_too(tmp_path: Path, fa
     assert "| ivr_edinburgh | kiosk | 1 | card accuracy" in render_report(None, [res], {}, 0.2, 576)
     with pytest.raises(EvalError, match="built for confidence 0.2, not 0.5"):
         kiosk.detect(np.zeros((48, 64, 3), np.uint8), conf=0.5)
+
+
+def test_the_camera_set_is_read_as_the_kiosk_reads_and_put_into_the_report(
+    tmp_path: Path, faces_dir: Path
+) -> None:
+    from models.training.evaluate import (
+        CAMERA_HEADING,
+        SHIPPED_ONNX,
+        measure_camera,
+        render_report,
+        update_camera_section,
+    )
+    from tests.models.helpers import on_table
+
+    data = tmp_path / "camera"
+    (data / "images" / "val").mkdir(parents=True)
+    (data / "truth").mkdir()
+    face = cv2.imread(str(faces_dir / "ais-tigullio" / "AS.png"), cv2.IMREAD_UNCHANGED)
+    photos = {"card.jpg": on_table(face), "empty.jpg": np.full((480, 640, 3), 120, np.uint8)}
+    rows = [
+        {"image": "card.jpg", "cards": ["AS", "7H"], "kind": "hand"},  # the 7H is not in the photo
+        {"image": "empty.jpg", "cards": [], "kind": "negative"},
+    ]
+    for name, photo in photos.items():
+        cv2.imwrite(str(data / "images" / "val" / name), cv2.resize(photo, (1280, 960)))
+    (data / "truth" / "val.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    cam = measure_camera(SHIPPED_ONNX, data, 0.2, 1, "off")
+    assert (cam.images, cam.long_side, cam.cards, cam.cards_right, cam.extra) == (2, 1280, 2, 1, 0)
+    assert cam.exact_hand_rate == 0.5 and cam.exact_by_kind == {"hand": 0.0, "negative": 1.0}
+
+    out = tmp_path / "eval"
+    out.mkdir()
+    report = render_report(None, [], {"median_ms": 1.0}, 0.2, 576)
+    (out / "report.md").write_text(report)
+    (out / "report.json").write_text(json.dumps({"conf": 0.2, "camera": None}))
+    for _ in range(2):  # a second update replaces the section, not adds one
+        update_camera_section(out, cam)
+    text = (out / "report.md").read_text()
+    assert text.count(CAMERA_HEADING) == 1 and text.index(CAMERA_HEADING) < text.index("## Speed")
+    assert "exact-hand rate 0.500" in text and "Cards right 1 of 2 (0.500), 0 extra" in text
+    assert json.loads((out / "report.json").read_text())["camera"]["cards_right"] == 1
+    assert render_report(None, [], {"median_ms": 1.0}, 0.2, 576, cam).count(CAMERA_HEADING) == 1

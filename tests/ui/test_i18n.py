@@ -222,9 +222,14 @@ def test_every_catalog_uses_the_glossary_words(lang: str) -> None:
         english = PLACEHOLDER.sub("", raw)
         texts = msgstr if isinstance(msgstr, tuple) else (msgstr,)
         dealer = re.search(TERM_PATTERNS["dealer"], raw, re.I)
+        memory_card = re.search(
+            r"\bSD card\b|\bthe card\b(?! (?:model|reader))", english, re.I
+        ) and not re.search(r"\bcards\b", english)
         for term, pattern in TERM_PATTERNS.items():
             if term == "deal (Seep)" and dealer:
                 continue  # "X deals" is the dealer, not a Seep deal
+            if term == "card" and memory_card:
+                continue  # the SD card, not a playing card
             if re.search(pattern, raw if term == "dealer" else english, re.I):
                 forms = terms[term][column]
                 for text in texts:
@@ -373,3 +378,32 @@ def test_the_refusals_a_table_meets_are_explained_in_the_players_language(
     assert shown["call limit"] == "Asha को झ्याप हातमा 10 हुँदा: झ्याप भन्ने सीमा 5 भन्दा बढी।"
     assert shown["decks"] == "हातहरूमा A\u2660 2 पटक छ, तर 1 गड्डीमा 1 मात्र हुन्छ।"
     assert explain("something new") == "something new"  # an unknown refusal is shown as the scorer wrote it
+
+
+def test_camera_and_photo_problems_are_explained_in_the_players_language(
+    tmp_path: Path, compiled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vision layer's real messages (not copies) must match: a reworded one fails here."""
+    import numpy as np
+
+    from ui.logic.rule_messages import explain_photo
+    from vision.camera import FolderCamera
+    from vision.pipeline import check_not_blank
+
+    reasons = []
+    for fail in (
+        lambda: FolderCamera(tmp_path / "nowhere").open(),
+        lambda: FolderCamera(tmp_path).open(),
+        lambda: check_not_blank(np.full((400, 400, 3), 90, np.uint8)),
+        lambda: check_not_blank(np.zeros((20, 30, 3), np.uint8)),
+    ):
+        with pytest.raises(Exception) as info:  # noqa: B017 - CameraError and ImageError alike
+            fail()
+        reasons.append(str(info.value))
+    assert [explain_photo(r) for r in reasons] == reasons  # English keeps the vision layer's details
+    use("hi", compiled, monkeypatch)
+    shown = [explain_photo(r) for r in reasons]
+    assert shown[0] == f"फ़ोटो फ़ोल्डर {tmp_path / 'nowhere'} मौजूद नहीं है।"
+    assert shown[2] == "फ़ोटो एक ही रंग की है: क्या लेंस ढका है या रोशनी बंद है?"
+    for text in shown:
+        assert not re.search(r"\b(?:folder|photo|blank|pixels|images)\b", text), text

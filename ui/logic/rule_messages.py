@@ -1,4 +1,4 @@
-"""The rules engine's refusals, in the players' words and language.
+"""The rules engine's refusals and the camera's problems, in the players' words and language.
 
 The scorer (pure, English, no I/O) explains a refused round or deal in one sentence that names the round
 and the bad input, e.g. ``round 3: caller Asha's hand totals 7, over the call limit of 5``. The kiosk shows
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ui import i18n
 from ui.i18n import _, ngettext, num
 from ui.logic.scan import card_label
 
@@ -109,3 +110,88 @@ def explain(message: str) -> str:
         if m:
             return say(m)
     return message
+
+
+# -- the camera and the photo -----------------------------------------------------------------------------
+# The vision layer's reasons for a scan without cards (vision.camera.CameraError, vision.pipeline's photo
+# checks), as the scanner's message shows them after "The camera did not give a photo:" or "Could not read
+# the cards:".
+
+
+def _camera_name(name: str) -> str:
+    m = re.fullmatch(r"(webcam|Pi camera) (\d+)", name)
+    if m is None:
+        return name
+    what = _("webcam {n}") if m[1] == "webcam" else _("Pi camera {n}")
+    return what.format(n=num(m[2]))
+
+
+_PHOTO: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+    (
+        re.compile(r"^photo folder (?P<path>.+) does not exist\.?$"),
+        lambda m: _("The photo folder {path} does not exist.").format(path=m["path"]),
+    ),
+    (
+        re.compile(r"^photo folder (?P<path>.+) holds no images \(.*\)\.?$"),
+        lambda m: _("The photo folder {path} holds no photos.").format(path=m["path"]),
+    ),
+    (
+        re.compile(r"^(?P<cam>.+) could not be opened \(not connected, or in use by another app\)\.?$"),
+        lambda m: _("{camera} could not be opened: it is not connected, or another program uses it.").format(
+            camera=_camera_name(m["cam"])
+        ),
+    ),
+    (
+        re.compile(r"^(?P<cam>.+) opened but delivers no pictures\.?$"),
+        lambda m: _("{camera} opened but gives no pictures.").format(camera=_camera_name(m["cam"])),
+    ),
+    (
+        re.compile(r"^(?P<cam>.+) stopped delivering pictures \(unplugged\?\); check it and retry\.?$"),
+        lambda m: _("{camera} stopped giving pictures: is it unplugged?").format(
+            camera=_camera_name(m["cam"])
+        ),
+    ),
+    (
+        re.compile(r"^(?P<cam>.+): no camera connected to the camera port \(libcamera found \d+\)\.?$"),
+        lambda m: _("{camera}: no camera is connected to the camera port.").format(
+            camera=_camera_name(m["cam"])
+        ),
+    ),
+    (
+        re.compile(r"^(?P<cam>.+) stopped responding \(.*\); check the ribbon cable and retry\.?$"),
+        lambda m: _("{camera} stopped responding: check its ribbon cable.").format(
+            camera=_camera_name(m["cam"])
+        ),
+    ),
+    (
+        re.compile(r"^(?P<cam>.+) returned an unusable picture \(shape .*\); retry\.?$"),
+        lambda m: _("{camera} gave an unusable picture.").format(camera=_camera_name(m["cam"])),
+    ),
+    (re.compile(r"^no camera available: .*$"), lambda m: _("No camera was found.")),
+    (
+        re.compile(r"^the Pi camera needs picamera2, which is not installed .*$"),
+        lambda m: _("The Pi camera's software (picamera2) is not installed."),
+    ),
+    (
+        re.compile(r"^(?:.*: )?the photo is blank \(.*\); is the lens covered or the light off\?$"),
+        lambda m: _("the photo is one flat colour: is the lens covered or the light off?"),
+    ),
+    (
+        re.compile(r"^(?:.*: )?(?P<w>\d+)x(?P<h>\d+) pixels is too small to hold readable cards\.?$"),
+        lambda m: _("the photo ({width}x{height} pixels) is too small to read cards.").format(
+            width=num(m["w"]), height=num(m["h"])
+        ),
+    ),
+)
+
+
+def explain_photo(reason: str) -> str:
+    """Why a scan gave no photo or no cards, in the language in use. In English the vision layer's own words
+    are kept (they carry the details a technician wants); a reason not listed here is shown as written."""
+    if i18n.language() == i18n.DEFAULT_LANGUAGE:
+        return reason
+    for pattern, say in _PHOTO:
+        m = pattern.match(reason)
+        if m:
+            return say(m)
+    return reason

@@ -423,7 +423,9 @@ class Scanner:
 
 def _sentence(exc: BaseException) -> str:
     """An error's text as one sentence: the vision layer's "photo: " prefix dropped, a full stop added."""
-    text = str(exc).strip().removeprefix("photo: ") or type(exc).__name__
+    from ui.logic.rule_messages import explain_photo  # here: that module shows cards with card_label
+
+    text = explain_photo(str(exc).strip().removeprefix("photo: ")) or type(exc).__name__
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
