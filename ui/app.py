@@ -8,6 +8,7 @@ method and then refreshes. Scans run in the scanner's worker thread and come bac
 from __future__ import annotations
 
 import io
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +30,7 @@ from ui.logic import boards, games
 from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
 from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError
 from ui.logic.new_game import FormError, NewGameForm
-from ui.logic.scan import PHASE_TEXT, Scanner, ScanResult, card_label
+from ui.logic.scan import PHASE_TEXT, Scanner, ScanPhase, ScanResult, card_label
 from ui.logic.seep_deal import SeepDealFlow
 from ui.share.sharing import Sharing
 from ui.store import GameStatus, Store
@@ -1529,6 +1530,8 @@ class TableTallyApp(App):
         self._photos: dict[str, Any] = {}
         self._scores_from = "round"
         self.scan_pending = False  # a scan was started and its result is not on screen yet
+        self.scan_started = 0.0
+        self.scan_seconds = 0.0  # the last scan, from the tap to its result on screen (ui.demo prints it)
         self.screen_errors: list[str] = []  # screens that failed to build (the kiosk went home instead)
         self.scanner = Scanner(self.camera_spec(), model_path, dispatch=self._dispatch)
         self.share_forced = share  # tabletally kiosk --share
@@ -1711,9 +1714,17 @@ class TableTallyApp(App):
     # scanning
     def scan(self, target: str, n_hands: int | None, decks: int | None = None) -> None:
         self.scanner.camera_spec = self.camera_spec()
-        started = self.scanner.scan(target, self._scanned, n_hands, lambda _phase: self.refresh(), decks)
+        self.scan_started = time.perf_counter()
+        started = self.scanner.scan(target, self._scanned, n_hands, self._scan_progress, decks)
         if started:
             self.scan_pending = True
+            self.refresh()
+
+    def _scan_progress(self, phase: ScanPhase) -> None:
+        """Show a scan's new phase. The screen is rebuilt only where the text changes while the worker
+        reads (taking the photo is shown from the tap, and the result rebuilds it anyway): a rebuild is
+        work on the UI thread that the reading would otherwise wait for."""
+        if phase in (ScanPhase.LOADING, ScanPhase.READING):
             self.refresh()
 
     def _scanned(self, result: ScanResult) -> None:
@@ -1725,6 +1736,7 @@ class TableTallyApp(App):
         except (ValueError, KioskError) as exc:
             self.kiosk.flow.message = str(exc)
         self.refresh()
+        self.scan_seconds = time.perf_counter() - self.scan_started  # tap to the result on screen
 
     def photo_cache(self, path: str | None) -> Any:
         """The scan photo as a GPU texture, kept for the last photo only (the Pi has little memory), so that

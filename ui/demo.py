@@ -544,10 +544,55 @@ def resume_script(d: Driver, app: Any) -> Script:
     print("RESUMED " + json.dumps(summary, ensure_ascii=False), flush=True)
 
 
+def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
+    """Tap to result in the kiosk against ``tabletally detect``'s reading of the same photo, in this process
+    and on this machine: each photo of the (folder) camera scanned ``rounds`` times from a Jhyap round,
+    timed from the tap to the result on screen (``app.scan_seconds``), each scan followed at once by the
+    same photo read as ``detect`` reads it (a detector of its own, ``read_cards``, its ``ms``), so both
+    meet the same load. Prints one line per photo (medians) and the median ratio."""
+    import statistics
+
+    from vision.detector import CardDetector
+    from vision.pipeline import read_cards
+
+    yield 0.2
+    yield from new_jhyap(d, app)
+    detector = CardDetector(app.model_path).load()
+    while not app.scanner.ready:  # loaded in the background since start-up
+        yield 0.05
+    flow = app.kiosk.jhyap
+    times: dict[str, list[tuple[float, float, float]]] = {}
+    photos = len(app.scanner.camera.paths) if app.scanner.camera is not None else 4
+    for _ in range(rounds * max(photos, 1)):
+        d.tap("scan-table")
+        yield
+        yield from wait_idle(app)
+        path = getattr(app.scanner.camera, "last_path", None)
+        if path is None:
+            raise DemoError("scan-speed needs a folder camera (the demo photos)")
+        read = read_cards(Path(path), detector, n_hands=len(flow.active), decks=flow.decks).ms
+        worker, inside = (app.scanner.last_times.get(k, 0.0) for k in ("worker", "read"))
+        times.setdefault(str(path), []).append((app.scan_seconds * 1000, worker, read, inside))
+    ratios = []
+    for path, runs in times.items():
+        tap, worker, detect, inside = (statistics.median(r[k] for r in runs) for k in range(4))
+        ratios.append(tap / detect)
+        d.timed("tap_to_result_ms", tap / 1000)
+        d.timed("detect_ms", detect / 1000)
+        name = Path(path).name
+        step(
+            f"scan-speed {name}: tap to result {tap:.0f} ms (worker {worker:.0f}, reading {inside:.0f}), "
+            f"detect {detect:.0f} ms, "
+            f"{tap / detect:.2f}x"
+        )
+    step(f"scan-speed median ratio {statistics.median(ratios):.2f}x (target: at most 1.20x)")
+
+
 SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "full": full_demo,
     "crash": crash_script,
     "resume": resume_script,
+    "scan-speed": scan_speed_script,
 }
 
 

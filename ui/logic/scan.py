@@ -263,6 +263,7 @@ class Scanner:
         self._thread: threading.Thread | None = None
         self._warming: threading.Thread | None = None
         self.camera_name = ""
+        self.last_times: dict[str, float] = {}  # the last scan's milliseconds (scan_now)
 
     @property
     def busy(self) -> bool:
@@ -287,6 +288,11 @@ class Scanner:
                 except Exception as exc:  # noqa: BLE001 - any failure: no model, so the players type the cards
                     self._detector_error = _model_message(exc)
         return self._detector
+
+    @property
+    def camera(self) -> Any:
+        """The camera kept open between scans (None before the first scan and after a release)."""
+        return self._camera
 
     @property
     def ready(self) -> bool:
@@ -326,10 +332,15 @@ class Scanner:
         decks: int | None = None,
     ) -> ScanResult:
         """Take a photo and read it, in the calling thread. ``decks``: the packs in play, so that no card is
-        read more often than they hold (``vision.pipeline.read_cards``)."""
+        read more often than they hold (``vision.pipeline.read_cards``). ``last_times`` then holds the
+        scan's milliseconds: ``capture`` (the photo, decoded), ``read`` (photo to cards) and ``worker``
+        (all of it, the JPEG for the record included)."""
+        begun = time.perf_counter()
+        self.last_times = {}
         self._set_phase(ScanPhase.CAMERA, on_progress)
         try:
             image, camera = self._capture()
+            self.last_times["capture"] = (time.perf_counter() - begun) * 1000
         except Exception as exc:  # noqa: BLE001 - a camera can fail in any way; the players get a retry
             self._set_phase(ScanPhase.FAILED, on_progress)
             return ScanResult(target=target, error=_camera_message(exc), camera_failed=True)
@@ -363,6 +374,7 @@ class Scanner:
                 result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
         except Exception as exc:  # noqa: BLE001 - keep the photo; the players can type the cards
             return photo_only(_reading_message(exc))
+        self.last_times.update(read=result.ms, worker=(time.perf_counter() - begun) * 1000)
         self._set_phase(ScanPhase.DONE, on_progress)
         return result
 
