@@ -443,55 +443,95 @@ class EffortReader:
         return found
 
 
+def focus_rules(text: str) -> FocusRules:
+    """Rules from text, e.g. ``sure=0.5,rival=0.3,faint=0.05,small_tiles=0`` (unnamed ones keep their
+    defaults); ``default`` for the shipped ones. Raises ValueError naming a bad part."""
+    if text == "default":
+        return DEFAULT_FOCUS
+    values: dict[str, Any] = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        if name in ("sure", "rival", "faint"):
+            values[name] = float(value)
+        elif name in ("small_tiles", "turn_for_unsure"):
+            values[name] = value not in ("0", "false", "no")
+        else:
+            raise ValueError(
+                f"unknown rule {name!r} in {text!r} (sure, rival, faint, small_tiles, turn_for_unsure)"
+            )
+    return FocusRules(**values)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Compare the full and the focused reading on photos with known cards, in one run."""
+    """Compare the full reading with focused ones on the same photos, in one run: against the truth when
+    there is one, and always against the full reading (cards it read that a focused one did not)."""
+    from vision.camera import IMAGE_SUFFIXES
     from vision.detector import CardDetector
     from vision.evaluate import Score, default_photo_dir, load_truth
     from vision.pipeline import read_cards
+    from vision.types import VisionError
 
     parser = argparse.ArgumentParser(prog="python -m vision.effort", description=main.__doc__)
-    parser.add_argument("--truth", type=Path, required=True, help="truth file (as vision.evaluate takes)")
+    parser.add_argument("--truth", type=Path, help="truth file (as vision.evaluate takes)")
     parser.add_argument("--photos", type=Path, help="photo folder (default: next to the truth)")
     parser.add_argument("--store", type=Path, help="keep each pass of the model here and reuse it")
     parser.add_argument("--limit", type=int, help="only the first N photos")
     parser.add_argument("--decks", type=int, help="read no card more often than N packs hold")
-    parser.add_argument("--sure", type=float, default=SURE)
-    parser.add_argument("--rival", type=float, default=RIVAL)
-    parser.add_argument("--faint", type=float, default=FAINT)
+    parser.add_argument("--focus", nargs="+", type=focus_rules, default=[DEFAULT_FOCUS], help="rules to try")
     args = parser.parse_args(argv)
-    entries = load_truth(args.truth)[: args.limit]
-    photos = args.photos or default_photo_dir(args.truth)
+    if args.truth:
+        entries = load_truth(args.truth)
+        photos = args.photos or default_photo_dir(args.truth)
+        prefix = args.truth.parent.parent.name
+    elif args.photos:
+        files = sorted(p for p in args.photos.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        entries = [{"image": str(p.relative_to(args.photos)), "cards": None} for p in files]
+        photos, prefix = args.photos, args.photos.name
+    else:
+        parser.error("give --truth or --photos")
+    entries = entries[: args.limit]
     store = ViewStore(args.store) if args.store else None
     detector = CardDetector().load()
-    rules = FocusRules(args.sure, args.rival, args.faint)
-    readers = {effort: EffortReader(detector, effort, store, rules) for effort in EFFORTS}
-    scores = {effort: Score() for effort in EFFORTS}
-    times: dict[str, list[float]] = {effort: [] for effort in EFFORTS}
-    passes: dict[str, list[int]] = {effort: [] for effort in EFFORTS}
-    same = 0
-    print(f"{len(entries)} photos from {photos}; {rules}", flush=True)
+    readers = {FULL: EffortReader(detector, FULL, store)}
+    for k, rules in enumerate(args.focus):
+        readers[f"{FOCUSED}{k or ''}"] = EffortReader(detector, FOCUSED, store, rules)
+        print(f"{FOCUSED}{k or ''}: {rules}")
+    scores = {name: Score() for name in readers}
+    times: dict[str, list[float]] = {name: [] for name in readers}
+    passes: dict[str, list[int]] = {name: [] for name in readers}
+    lost = dict.fromkeys(readers, 0)
+    gained = dict.fromkeys(readers, 0)
+    alike = dict.fromkeys(readers, 0)
+    print(f"{len(entries)} photos from {photos}", flush=True)
     for entry in entries:
-        codes = {}
-        for effort, reader in readers.items():
-            reader.key = f"{args.truth.parent.parent.name}.{Path(entry['image']).stem}"
-            reading = read_cards(photos / entry["image"], reader, decks=args.decks)
+        codes: dict[str, Counter[str]] = {}
+        for name, reader in readers.items():
+            reader.key = f"{prefix}.{Path(entry['image']).with_suffix('').as_posix().replace('/', '.')}"
+            try:
+                reading = read_cards(photos / entry["image"], reader, decks=args.decks)
+            except VisionError as exc:
+                print(f"  {entry['image']}: {exc}", file=sys.stderr)
+                break
             assert reader.last is not None
-            scores[effort].add(entry, reading)
-            times[effort].append(reading.ms - reader.last.live_ms + reader.last.ms)
-            passes[effort].append(reader.last.passes)
-            codes[effort] = Counter(reading.codes)
-        same += codes[FULL] == codes[FOCUSED]
-    header = f"{'reading':8} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} {'median':>7} {'p90':>7}"
-    print(header + " passes")
-    for effort in EFFORTS:
-        sc, ms = scores[effort], sorted(times[effort])
+            if entry["cards"] is not None:
+                scores[name].add(entry, reading)
+            times[name].append(reading.ms - reader.last.live_ms + reader.last.ms)
+            passes[name].append(reader.last.passes)
+            codes[name] = Counter(reading.codes)
+            lost[name] += sum((codes[FULL] - codes[name]).values())
+            gained[name] += sum((codes[name] - codes[FULL]).values())
+            alike[name] += codes[name] == codes[FULL]
+    header = f"{'reading':9} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} {'median':>7} {'p90':>7}"
+    print(header + " passes  vs full: lost, gained, photos alike")
+    for name in readers:
+        sc, ms = scores[name], sorted(times[name])
         p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))] if ms else 0.0
         print(
-            f"{effort:8} {sc.right / max(sc.right + sc.missing, 1):>6.1%} {sc.extra:>6} {sc.missing:>5} "
+            f"{name:9} {sc.right / max(sc.right + sc.missing, 1):>6.1%} {sc.extra:>6} {sc.missing:>5} "
             f"{f'{sc.exact}/{sc.photos}':>9} {statistics.median(ms) if ms else 0:>7.1f} {p90:>7.1f} "
-            f"{statistics.fmean(passes[effort]) if ms else 0:.2f}"
+            f"{statistics.fmean(passes[name]) if ms else 0:>6.2f}  {lost[name]}, {gained[name]}, "
+            f"{alike[name]}/{len(ms)}"
         )
-    print(f"photos read alike by both: {same} of {len(entries)}")
     return 0
 
 
