@@ -23,17 +23,16 @@ from kivy.uix.image import Image
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from kivy.uix.widget import Widget
 
+from ui import fault_screen
 from ui.i18n import DEVANAGARI, LANGUAGES, N_, WESTERN, _, digits, language, ngettext, num
 from ui.i18n import on_change as i18n_on_change
 from ui.i18n import remove_listener as i18n_remove_listener
 from ui.logic import boards, games
-from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
 from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError
 from ui.logic.new_game import FormError, NewGameForm
-from ui.logic.scan import PHASE_TEXT, Scanner, ScanPhase, ScanResult, card_label
-from ui.logic.seep_deal import SeepDealFlow
+from ui.logic.scan import Scanner, ScanPhase, ScanResult
 from ui.share.sharing import Sharing
-from ui.store import GameStatus, Store
+from ui.store import Fault, GameStatus, RecordFault, Store, StoreError
 from ui.widgets import (
     DANGER,
     GREY,
@@ -44,14 +43,9 @@ from ui.widgets import (
     WARN,
     AutoLbl,
     Btn,
-    CardChip,
-    CardPickerSheet,
     Chart,
-    HandTyperSheet,
     Lbl,
     NameKeyboardSheet,
-    Panel,
-    PhotoView,
     Sheet,
     flow_layout,
     font,
@@ -470,559 +464,7 @@ class RulesSheet(Sheet):
         self.on_close()
 
 
-# -- the round screens -----------------------------------------------------------------------------
-
-
-class RoundScreen(Base):
-    """What the Jhyap round and Seep deal screens share: fixing read cards, saving, scoring, leaving."""
-
-    def _changed(self) -> None:
-        self.kiosk.save()
-        self.refresh()
-
-    def fix_card_sheet(
-        self,
-        who: str,
-        card: Any,
-        pick: Callable[[str], None],
-        remove: Callable[[], None],
-        keep: Callable[[], None],
-    ) -> None:
-        """The picker for one read card: choose the right card, remove it, or keep it as read."""
-        self.app.open_sheet(
-            CardPickerSheet(
-                _("{who}: fix {card}").format(who=who, card=card_label(card.code)),
-                card,
-                self._then_changed(pick),
-                self._then_changed(remove),
-                self._then_changed(keep),
-            )
-        )
-
-    def add_card_sheet(self, who: str, add: Callable[[str], None]) -> None:
-        """The picker for a card the scan missed."""
-        self.app.open_sheet(
-            CardPickerSheet(_("{who}: add a card").format(who=who), None, self._then_changed(add))
-        )
-
-    def _then_changed(self, action: Callable[..., None]) -> Callable[..., None]:
-        def run(*args: Any) -> None:
-            action(*args)
-            self._changed()
-
-        return run
-
-    def score(self, flow: JhyapRoundFlow | SeepDealFlow) -> None:
-        """Score the confirmed round; a refusal is shown on the flow and nothing is lost."""
-        try:
-            self.kiosk.confirm()
-        except KioskError as exc:
-            flow.message = str(exc)
-            self.refresh()
-            return
-        self.app.go("result")
-
-    def cancel_edit(self) -> None:
-        self.kiosk.cancel_edit()
-        self.app.go("result" if self.kiosk.game and self.kiosk.game.entries else "round")
-
-
-# -- the Jhyap round -------------------------------------------------------------------------------
-
-
-class JhyapRoundScreen(RoundScreen):
-    def build(self, root: Any) -> None:
-        flow = self.kiosk.jhyap
-        if flow.edit_position is not None:
-            title = _("Editing round {n}").format(n=num(flow.number))
-            back = (_("Cancel"), self.cancel_edit)
-        else:
-            title = _("Round {n}").format(n=num(flow.number))
-            back = (_("Home"), self.app.go_home)
-        bar = self.top_bar(title, back=back, scores=True)
-        if flow.edit_position is None:
-            # Who deals and who starts, on the bar's right (it is what the table asks first).
-            bar.children[1].size_hint_x = 0.5
-            bar.add_widget(
-                Lbl(
-                    _("{dealer} deals \u00b7 {starter} starts").format(
-                        dealer=flow.dealer, starter=flow.starter
-                    ),
-                    "s",
-                    halign="right",
-                    shorten=True,
-                ),
-                index=1,
-            )
-        root.add_widget(bar)
-        callers = hbox(size_hint_y=None, height=TOUCH)
-        callers.add_widget(Lbl(_("Jhyap:"), "m", size_hint_x=None, width=font("m") * 3.6))
-        for i, p in enumerate(flow.active):
-            role = "selected" if flow.caller == p else "normal"
-            callers.add_widget(
-                Btn(p, lambda p=p: self.pick_caller(p), name=f"caller-{i}", role=role, shorten=True)
-            )
-        root.add_widget(callers)
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        left = vbox(size_hint_x=0.46 if landscape() else 1, size_hint_y=1 if landscape() else 0.9)
-        self.photo = PhotoView()
-        self.photo.on_box = self.tap_box
-        left.add_widget(self.photo)
-        scan_row = hbox(size_hint_y=None, height=TOUCH)
-        busy = self.app.scanner.busy
-        retry = bool(flow.message) and flow.table_scan is None
-        label = _("Retry scan") if retry else (_("Scan again") if flow.table_scan else _("Scan table"))
-        scan_btn = Btn(
-            label,
-            lambda: self.app.scan(TABLE, len(flow.active), flow.decks),
-            name="scan-table",
-            role="normal" if flow.table_scan else "warn",
-        )
-        scan_btn.disabled = busy
-        scan_row.add_widget(scan_btn)
-        if flow.needs_seat_confirm:
-            scan_row.add_widget(Btn(_("Rotate seats"), self.rotate, name="rotate", role="quiet"))
-        left.add_widget(scan_row)
-        self._fill_photo(flow)
-        body.add_widget(left)
-        right = vbox()
-        hands = vbox(size_hint_y=None, spacing=dp(3))
-        for hv in flow.hand_views():
-            hands.add_widget(self._hand_row(flow, hv))
-        right.add_widget(scroller(hands))
-        problems = flow.problems()
-        if flow.message and not busy and (flow.table_scan is not None or flow.player_scans):
-            self.photo.banner = _short(flow.message, 160)
-        if problems:
-            status = problems[0]
-            entered = flow.caller and all(flow.hands.get(p) for p in flow.active)
-            colour = DANGER if entered else WARN
-        elif flow.uncertain_left:
-            n = flow.uncertain_left
-            status = ngettext(
-                "{n} card in orange: check it, then score.", "{n} cards in orange: check them, then score.", n
-            ).format(n=num(n))
-            colour = WARN
-        else:
-            status, colour = _("All hands in. Score the round?"), TEXT
-        right.add_widget(AutoLbl(_short(status, 160), "s", color=colour))
-        confirm = Btn(
-            _("Score round") if flow.edit_position is None else _("Save round"),
-            self.confirm,
-            role="primary",
-            name="confirm",
-            height=TOUCH + dp(6),
-            font_size=font("l"),
-        )
-        confirm.disabled = bool(problems) or busy
-        right.add_widget(confirm)
-        body.add_widget(right)
-        root.add_widget(body)
-
-    def _fill_photo(self, flow: JhyapRoundFlow) -> None:
-        meta = flow.table_scan
-        target = TABLE
-        if meta is None and flow.player_scans:
-            target, meta = list(flow.player_scans.items())[-1]
-        phase = self.app.scanner.phase
-        if self.app.scanner.busy:
-            self.photo.message = _(PHASE_TEXT[phase]) if PHASE_TEXT[phase] else ""
-        elif flow.message and (meta is None or not meta.get("photo")):
-            self.photo.message = _short(flow.message, 200)
-        elif meta is None:
-            self.photo.message = _("Pick who called, lay the hands face up, and scan the table.")
-        if meta is None:
-            return
-        image = self.app.photo_cache(meta.get("photo"))
-        self.photo.set_image(image, meta["width"], meta["height"])
-        boxes = []
-        players = [target] if target != TABLE else list(flow.active)
-        for p in players:
-            for i, c in enumerate(flow.hands.get(p) or []):
-                if c.box:
-                    state = "fixed" if c.fixed and c.uncertain else ("uncertain" if c.needs_look else "ok")
-                    boxes.append(((p, i), c.box, card_label(c.code), state))
-        self.photo.boxes = boxes
-        if target == TABLE and flow.needs_seat_confirm:
-            tags = []
-            for g, owner in flow.group_owners():
-                idx = meta["groups"][g]
-                bx = [meta["cards"][i]["box"] for i in idx if meta["cards"][i]["box"]]
-                if bx:
-                    x = sum((b[0] + b[2]) / 2 for b in bx) / len(bx)
-                    y = max(b[3] for b in bx)
-                    tags.append((owner or "?", x, y))
-            self.photo.groups = tags
-
-    def _hand_row(self, flow: JhyapRoundFlow, hv: Any) -> Any:
-        """One line per player: name (tap: scan alone / type), the cards (tap: fix), the hand total."""
-        i = flow.active.index(hv.player)
-        row = Panel(
-            orientation="horizontal", size_hint_y=None, padding=(dp(4), dp(1), dp(14), dp(1)), spacing=dp(6)
-        )
-        name = hv.player + ("\n" + _("(called)") if hv.is_caller else "")
-        name_btn = Btn(
-            name,
-            lambda p=hv.player: self.hand_menu(p),
-            name=f"hand-{i}",
-            role="selected" if hv.is_caller else "quiet",
-            size_hint_x=None,
-            width=dp(118) if landscape() else dp(170),
-            font_size=font("s"),
-            shorten=True,
-        )
-        row.add_widget(name_btn)
-        chips = flow_layout(size_hint_x=1)
-        if not hv.cards:
-            chips.add_widget(
-                Btn(
-                    _("Type cards"),
-                    lambda p=hv.player: self.type_hand(p),
-                    name=f"type-{i}",
-                    role="normal",
-                    size_hint_x=None,
-                    width=dp(130),
-                    font_size=font("s"),
-                )
-            )
-        for j, card in enumerate(hv.cards):
-            chip = CardChip(card, lambda p=hv.player, j=j: self.tap_card(p, j), name=f"card-{i}-{j}")
-            chip.flagged = card.code in hv.over_deck
-            chips.add_widget(chip)
-        chips.add_widget(
-            Btn(
-                "+",
-                lambda p=hv.player: self.add_card(p),
-                name=f"add-{i}",
-                size_hint_x=None,
-                width=TOUCH,
-                role="quiet",
-            )
-        )
-        row.add_widget(chips)
-        total = "" if hv.total is None else num(hv.total)
-        row.add_widget(Lbl(total, "l", bold=True, halign="right", size_hint_x=None, width=dp(50)))
-        chips.bind(height=lambda *_: setattr(row, "height", max(TOUCH, chips.height) + dp(2)))
-        row.height = TOUCH + dp(2)
-        return row
-
-    # actions
-    def pick_caller(self, player: str) -> None:
-        self.kiosk.jhyap.pick_caller(player)
-        self.kiosk.save()
-        self.refresh()
-
-    def rotate(self) -> None:
-        self.kiosk.jhyap.rotate_seats()
-        self.kiosk.save()
-        self.refresh()
-
-    def tap_box(self, key: Any) -> None:
-        player, index = key
-        self.tap_card(player, index)
-
-    def tap_card(self, player: str, index: int) -> None:
-        flow = self.kiosk.jhyap
-        self.fix_card_sheet(
-            player,
-            (flow.hands.get(player) or [])[index],
-            pick=lambda code: flow.set_card(player, index, code),
-            remove=lambda: flow.remove_card(player, index),
-            keep=lambda: flow.confirm_card(player, index),
-        )
-
-    def add_card(self, player: str) -> None:
-        flow = self.kiosk.jhyap
-        self.add_card_sheet(player, lambda code: flow.add_card(player, code))
-
-    def hand_menu(self, player: str) -> None:
-        sheet = Sheet(_("{player}'s hand").format(player=player))
-
-        def scan() -> None:
-            sheet.dismiss()
-            self.app.scan(player, 1, self.kiosk.jhyap.decks)
-
-        def type_hand() -> None:
-            sheet.dismiss()
-            self.type_hand(player)
-
-        def other_player(action: str) -> None:
-            sheet.dismiss()
-            self.pick_other_player(player, action)
-
-        sheet.body.add_widget(Btn(_("Scan this hand alone"), scan, name="menu-scan"))
-        sheet.body.add_widget(Btn(_("Type the cards"), type_hand, name="menu-type"))
-        if len(self.kiosk.jhyap.active) > 1 and self.kiosk.jhyap.hands.get(player):
-            swap = Btn(_("Swap with another hand"), lambda: other_player("swap"), name="menu-swap")
-            sheet.body.add_widget(swap)
-            sheet.body.add_widget(
-                Btn(_("Give these cards to..."), lambda: other_player("move"), name="menu-move")
-            )
-        sheet.body.add_widget(Widget())
-        sheet.body.add_widget(Btn(_("Back"), sheet.dismiss, role="quiet", name="menu-back"))
-        self.app.open_sheet(sheet)
-
-    def pick_other_player(self, player: str, action: str) -> None:
-        """Swap ``player``'s hand with another's, or move its cards into another's hand ("move")."""
-        flow = self.kiosk.jhyap
-        title = (
-            _("Swap {player}'s hand with...").format(player=player)
-            if action == "swap"
-            else _("Give {player}'s cards to...").format(player=player)
-        )
-        sheet = Sheet(title)
-
-        def choose(other: str) -> None:
-            sheet.dismiss()
-            if action == "swap":
-                flow.swap_hands(player, other)
-            else:
-                flow.move_hand(player, other)
-            self._changed()
-
-        for other in flow.active:
-            if other != player:
-                sheet.body.add_widget(Btn(other, lambda o=other: choose(o), name=f"other-{other}"))
-        sheet.body.add_widget(Widget())
-        sheet.body.add_widget(Btn(_("Back"), sheet.dismiss, role="quiet", name="other-back"))
-        self.app.open_sheet(sheet)
-
-    def type_hand(self, player: str) -> None:
-        codes = [c.code for c in self.kiosk.jhyap.hands.get(player) or []]
-        self.app.open_sheet(
-            HandTyperSheet(
-                _("Type {player}'s cards").format(player=player), codes, lambda cs: self._typed(player, cs)
-            )
-        )
-
-    def _typed(self, player: str, codes: list[str]) -> None:
-        self.kiosk.jhyap.type_hand(player, codes)
-        self._changed()
-
-    def confirm(self) -> None:
-        flow = self.kiosk.jhyap
-        if flow.needs_seat_confirm:
-            self.kiosk.confirm_seats()  # scoring the round says the seats were right
-        flow.confirm_all()
-        self.score(flow)
-
-
-# -- the Seep deal ---------------------------------------------------------------------------------------
-
-
-class SeepDealScreen(RoundScreen):
-    def build(self, root: Any) -> None:
-        flow = self.kiosk.seep
-        board = boards.seep_board(self.kiosk.log)
-        if flow.edit_position is not None:
-            root.add_widget(
-                self.top_bar(
-                    _("Editing deal {n}").format(n=num(flow.number)),
-                    back=(_("Cancel"), self.cancel_edit),
-                    scores=True,
-                )
-            )
-        else:
-            root.add_widget(
-                self.top_bar(
-                    _("Deal {n}: {lead}").format(n=num(flow.number), lead=board.lead_text),
-                    back=(_("Home"), self.app.go_home),
-                    scores=True,
-                )
-            )
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        for k, team in enumerate(flow.teams):
-            body.add_widget(self._team_panel(flow, team, k))
-        root.add_widget(body)
-        problems = flow.problems()
-        missing = flow.missing()
-        if missing:
-            status = _("Missing point cards: {cards}").format(cards=" ".join(card_label(c) for c in missing))
-        elif problems:
-            status = problems[0]
-        elif flow.uncertain_left:
-            n = flow.uncertain_left
-            status = ngettext(
-                "{n} card in orange: check it, then score.", "{n} cards in orange: check them, then score.", n
-            ).format(n=num(n))
-        else:
-            status = flow.message or _("Score the deal?")
-        root.add_widget(AutoLbl(_short(status, 150), "s", color=DANGER if (problems or missing) else TEXT))
-        bottom = hbox(size_hint_y=None, height=TOUCH + dp(6))
-        undo = Btn(_("Undo sweep"), self.undo_sweep, role="quiet", name="undo-sweep", height=TOUCH + dp(6))
-        undo.disabled = not flow.sweeps
-        bottom.add_widget(undo)
-        confirm = Btn(
-            _("Score deal") if flow.edit_position is None else _("Save deal"),
-            self.confirm,
-            role="primary",
-            name="confirm",
-            size_hint_x=2,
-            height=TOUCH + dp(6),
-            font_size=font("l"),
-        )
-        confirm.disabled = bool(problems) or self.app.scanner.busy
-        bottom.add_widget(confirm)
-        root.add_widget(bottom)
-
-    def _team_panel(self, flow: SeepDealFlow, team: str, k: int) -> Any:
-        panel = Panel(orientation="vertical", padding=dp(6), spacing=dp(6))
-        names = " & ".join(flow.teams[team])
-        counts = flow.sweep_counts(team)
-        panel.add_widget(AutoLbl(f"{team}: {names}", "m", bold=True, color=SERIES[k]))
-        sweeps = hbox(size_hint_y=None, height=TOUCH)
-        sweeps.add_widget(
-            Btn(
-                _("First play: {n}").format(n=num(counts["first"])),
-                lambda: self.sweep(team, "first"),
-                name=f"sweep-first-{team}",
-                font_size=font("s"),
-            )
-        )
-        sweeps.add_widget(
-            Btn(
-                _("Sweep: {n}").format(n=num(counts["normal"])),
-                lambda: self.sweep(team, "normal"),
-                name=f"sweep-{team}",
-                role="warn",
-            )
-        )
-        sweeps.add_widget(
-            Btn(
-                _("Last play: {n}").format(n=num(counts["last"])),
-                lambda: self.sweep(team, "last"),
-                name=f"sweep-last-{team}",
-                font_size=font("s"),
-            )
-        )
-        panel.add_widget(sweeps)
-        cards = flow.captured.get(team)
-        chips = flow_layout()
-        if cards is None:
-            chips.add_widget(
-                AutoLbl(
-                    _("Not scanned: gets every point card the other team did not take."), "s", color=MUTED
-                )
-            )
-        else:
-            doubled = set(flow.doubled())
-            for j, card in enumerate(cards):
-                chip = CardChip(card, lambda j=j: self.tap_card(team, j), name=f"card-{team}-{j}")
-                chip.flagged = card.code in doubled
-                chips.add_widget(chip)
-            chips.add_widget(
-                Btn(
-                    "+",
-                    lambda: self.add_card(team),
-                    name=f"add-{team}",
-                    size_hint_x=None,
-                    width=TOUCH,
-                    role="quiet",
-                )
-            )
-        panel.add_widget(scroller(chips))
-        actions = hbox(size_hint_y=None, height=TOUCH)
-        busy = self.app.scanner.busy
-        scan = Btn(
-            _(PHASE_TEXT[self.app.scanner.phase] or "Scan points") if busy else _("Scan points"),
-            lambda: self.app.scan(team, 1, flow.decks),
-            name=f"scan-{team}",
-            role="normal",
-        )
-        scan.disabled = busy
-        actions.add_widget(scan)
-        actions.add_widget(
-            Btn(_("Type"), lambda: self.type_cards(team), name=f"type-{team}", size_hint_x=0.5)
-        )
-        if team in flow.scans and flow.scans[team].get("photo"):
-            actions.add_widget(
-                Btn(
-                    _("Photo"),
-                    lambda: self.show_photo(team),
-                    name=f"photo-{team}",
-                    size_hint_x=0.5,
-                    font_size=font("s"),
-                )
-            )
-        if cards is not None:
-            actions.add_widget(
-                Btn(
-                    "\u2715",
-                    lambda: self.clear(team),
-                    role="danger",
-                    name=f"clear-{team}",
-                    size_hint_x=None,
-                    width=TOUCH,
-                )
-            )
-        panel.add_widget(actions)
-        return panel
-
-    def sweep(self, team: str, when: str) -> None:
-        self.kiosk.seep.add_sweep(team, when)
-        self._changed()
-
-    def undo_sweep(self) -> None:
-        self.kiosk.seep.undo_sweep()
-        self._changed()
-
-    def clear(self, team: str) -> None:
-        self.kiosk.seep.clear_team(team)
-        self._changed()
-
-    def tap_card(self, team: str, index: int) -> None:
-        flow = self.kiosk.seep
-        card = (flow.captured.get(team) or [])[index]
-        self.fix_card_sheet(
-            _("Team {team}").format(team=team),
-            card,
-            pick=lambda code: flow.set_card(team, index, code),
-            remove=lambda: flow.remove_card(team, index),
-            keep=lambda: flow.set_card(team, index, card.code),
-        )
-
-    def add_card(self, team: str) -> None:
-        flow = self.kiosk.seep
-        self.add_card_sheet(_("Team {team}").format(team=team), lambda code: flow.add_card(team, code))
-
-    def type_cards(self, team: str) -> None:
-        flow = self.kiosk.seep
-        codes = [c.code for c in flow.captured.get(team) or []]
-
-        def done(cs: list[str]) -> None:
-            flow.type_cards(team, cs)
-            self._changed()
-
-        self.app.open_sheet(
-            HandTyperSheet(_("Team {team}: type the point cards").format(team=team), codes, done)
-        )
-
-    def show_photo(self, team: str) -> None:
-        flow = self.kiosk.seep
-        meta = flow.scans[team]
-        sheet = Sheet(_("Team {team}: the scan").format(team=team))
-        view = PhotoView()
-        view.set_image(self.app.photo_cache(meta.get("photo")), meta["width"], meta["height"])
-        cards = flow.captured.get(team) or []
-        view.boxes = [
-            ((team, i), c.box, card_label(c.code), "uncertain" if c.needs_look else "ok")
-            for i, c in enumerate(cards)
-            if c.box
-        ]
-
-        def tap(key: Any) -> None:
-            sheet.dismiss()
-            self.tap_card(key[0], key[1])
-
-        view.on_box = tap
-        sheet.body.add_widget(view)
-        sheet.body.add_widget(Btn(_("Back"), sheet.dismiss, role="quiet", name="photo-back"))
-        self.app.open_sheet(sheet)
-
-    def confirm(self) -> None:
-        flow = self.kiosk.seep
-        flow.confirm_all()
-        self.score(flow)
+# -- the round screens: ui/round_screens.py (the check screens and the seats) ------------------------------
 
 
 # -- results, scores, game over --------------------------------------------------------------------
@@ -1195,6 +637,7 @@ class ScoreboardScreen(Base):
         right = vbox()
         chart = Chart()
         chart.limit = board.max_score if board.kind == games.JHYAP else 0
+        chart.x_unit = "round" if board.kind == games.JHYAP else "deal"
         chart.series = board.series
         right.add_widget(chart)
         legend = flow_layout()
@@ -1560,12 +1003,15 @@ class TableTallyApp(App):
         setup_theme()
         self.kiosk.apply_locale()
         i18n_on_change(self._locale_changed)
+        from ui.round_screens import JhyapRoundScreen, SeatsScreen, SeepDealScreen  # they build on Base
+
         self.sm = ScreenManager(transition=NoTransition())
         self.screens: dict[str, Base] = {
             "home": HomeScreen(self, name="home"),
             "new_game": NewGameScreen(self, name="new_game"),
             "jhyap_round": JhyapRoundScreen(self, name="jhyap_round"),
             "seep_deal": SeepDealScreen(self, name="seep_deal"),
+            "seats": SeatsScreen(self, name="seats"),
             "result": ResultScreen(self, name="result"),
             "scores": ScoreboardScreen(self, name="scores"),
             "game_over": GameOverScreen(self, name="game_over"),
@@ -1578,6 +1024,7 @@ class TableTallyApp(App):
         Clock.schedule_once(lambda _dt: self.go("home"), 0)
         self.scanner.warm_up()  # the card model loads while the players choose a game
         self.sharing.start_at_launch(forced=self.share_forced)  # the phones' scoreboard, when switched on
+        fault_screen.install(self)  # a record fault in any tap or screen shows the fault screen, not a crash
         return self.sm
 
     # navigation
@@ -1597,8 +1044,12 @@ class TableTallyApp(App):
             return
         try:
             screen.refresh()
-        except Exception:  # noqa: BLE001 - never leave the players on a broken screen
+        except Exception as exc:  # noqa: BLE001 - never leave the players on a broken screen
             traceback.print_exc()
+            store_error = fault_screen.as_store_error(exc)
+            if store_error is not None:  # the record failed: say what happened and what to do
+                fault_screen.show_fault(self, store_error)
+                return
             self.screen_errors.append(f"{self.sm.current}: {traceback.format_exc(limit=3)}")
             self.sm.current = "home"
             self.screens["home"].refresh()
@@ -1622,12 +1073,23 @@ class TableTallyApp(App):
         self.kiosk.open(game_id)
         self.show_game()
 
+    def show_seats(self) -> None:
+        """Where everyone sits (asked when a Jhyap game starts without the night's seats; redone at will)."""
+        from ui.round_screens import SeatsScreen
+
+        screen = self.screens["seats"]
+        assert isinstance(screen, SeatsScreen)
+        screen.start()
+        self.go("seats")
+
     def show_game(self) -> None:
         if self.kiosk.screen == GAME_OVER:
             self.scanner.release_camera()
         else:  # a game is on: the camera opens, settles and focuses now, and stays ready between rounds
             self.scanner.warm_up(camera=True)
-        if self.kiosk.screen == RESULT:
+        if self.kiosk.screen == ROUND and self.kiosk.seats_needed:
+            self.show_seats()
+        elif self.kiosk.screen == RESULT:
             self.go("result")
         elif self.kiosk.screen == GAME_OVER:
             self.go("game_over")
@@ -1731,11 +1193,18 @@ class TableTallyApp(App):
         self.scan_pending = False
         if self.kiosk.flow is None:
             return
+        dropped = self.store.photos_dropped
         try:
             self.kiosk.record_scan(result)
         except (ValueError, KioskError) as exc:
             self.kiosk.flow.message = str(exc)
         self.refresh()
+        if self.store.photos_dropped > dropped:  # the disk is full: the cards were kept, the photo was not
+            fault_screen.show_fault(
+                self,
+                RecordFault(Fault.FULL, self.store.photos_dir, "no room for the scan photo"),
+                _("This scan's cards were kept; its photo was not."),
+            )
         self.scan_seconds = time.perf_counter() - self.scan_started  # tap to the result on screen
 
     def photo_cache(self, path: str | None) -> Any:
@@ -1752,4 +1221,7 @@ class TableTallyApp(App):
         self.sharing.turn_off()
         i18n_remove_listener(self._locale_changed)
         self.scanner.release_camera()
-        self.kiosk.save()
+        try:
+            self.kiosk.save()
+        except StoreError:  # stopping on a full or read-only disk: the last confirmed action is already safe
+            traceback.print_exc()

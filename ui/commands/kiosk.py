@@ -104,22 +104,41 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and not args.model.is_file():
         print(f"tabletally kiosk: model {args.model} does not exist", file=sys.stderr)
         return 2
+    data_dir = args.data_dir or default_data_dir()
     try:
-        store = Store(args.data_dir or default_data_dir())
+        store = Store(data_dir)
     except StoreError as exc:
+        # Say why on the screen instead of exiting: under systemd an exit is a restart loop behind a black
+        # screen. The fault screen offers the fix and starts the kiosk again.
         print(f"tabletally kiosk: {exc}", file=sys.stderr)
-        return 1
+        return _show_fault(exc, Path(data_dir).expanduser(), size, args.fullscreen)
     configure_kivy(size, args.fullscreen)
     from ui.app import TableTallyApp
 
     try:
-        TableTallyApp(
-            store,
-            camera=args.camera,
-            model_path=args.model,
-            share=args.share,
-            share_port=args.share_port,
-        ).run()
+        try:
+            app = TableTallyApp(
+                store,
+                camera=args.camera,
+                model_path=args.model,
+                share=args.share,
+                share_port=args.share_port,
+            )
+        except StoreError as exc:
+            print(f"tabletally kiosk: {exc}", file=sys.stderr)
+            return _show_fault(exc, Path(data_dir).expanduser(), size, args.fullscreen)
+        app.run()
     finally:  # also on SIGINT (the service's stop signal): checkpoint the WAL and close cleanly
         store.close()
     return 0
+
+
+def _show_fault(error: Exception, data_dir: Path, size: tuple[int, int], fullscreen: bool) -> int:
+    """The fault screen as the whole app; returns 1 when the players close it without a fix."""
+    configure_kivy(size, fullscreen)
+    from ui.fault_screen import FaultApp
+    from ui.store import StoreError
+
+    assert isinstance(error, StoreError)
+    FaultApp(error, data_dir).run()
+    return 1
