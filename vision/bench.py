@@ -1,9 +1,19 @@
-"""Benchmark: the ONNX Runtime path against Ultralytics ``predict`` on the same model and photos.
+"""Benchmark: the kiosk's reading stage by stage, and the ONNX Runtime pass against Ultralytics ``predict``.
 
-    python -m vision.bench [--onnx models/cards.onnx] [--pt models/cards.pt] [PHOTO...]
+    python -m vision.bench [--part all|reading|backends] [--onnx models/cards.onnx] [--pt models/cards.pt]
+                           [PHOTO...]
     python -m vision.bench --stand-in 416 [--dynamic] PHOTO...   # an untrained model of the same shape
 
-Each side runs in a fresh subprocess that only detects, so the figures are those of a real process:
+The reading part (:func:`reading_bench`) reads every photo with today's full reading and with the focused
+one (:mod:`vision.effort`), alternating, and prints per kind of photo (the demo photos by name, others by
+folder) the median and 90th percentile of each stage: decoding the photo, each view of the model, the
+corner reader, the views' vote and suppression, pairing and hands, and the total, with Pi 5 and Pi 4
+estimates by the published ratios (``PI5_RATIO``, ``PI4_RATIO``: estimates, not measurements); then the
+camera, the real :class:`vision.camera.PiCamera` code over a camera simulated with published Pi delays,
+opened for each scan against kept ready.
+
+In the backends part each side runs in a fresh subprocess that only detects, so the figures are those
+of a real process:
 
 * start-up: from launching the process to its first result (interpreter, imports, model load and the
   first photo), measured by the parent;
@@ -27,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -230,6 +241,12 @@ def main(argv: list[str] | None = None) -> int:
         help="time an UNTRAINED YOLO11n of the same shape instead (exported at IMGSZ): speed and memory only",
     )
     parser.add_argument("--dynamic", action="store_true", help="with --stand-in: export a dynamic-shape ONNX")
+    parser.add_argument(
+        "--part",
+        choices=("all", "reading", "backends"),
+        default="all",
+        help="the reading stage by stage (full against focused), the backends' one pass, or both (default)",
+    )
     parser.add_argument("--worker", choices=("onnx", "ultralytics"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -258,6 +275,11 @@ def _bench(args: argparse.Namespace) -> int:
             print(f"vision.bench: {path}: no such file", file=sys.stderr)
             return 1
 
+    if args.part in ("all", "reading") and not args.stand_in:
+        reading_bench(images, args.repeat, args.threads)
+        if args.part == "reading":
+            return 0
+        print()
     print(
         f"{len(images)} photos x {args.repeat} passes x {args.rounds} rounds; ONNX Runtime on {args.threads} "
         f"threads; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}",
@@ -294,6 +316,247 @@ def _bench(args: argparse.Namespace) -> int:
         }
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
     return 0
+
+
+# -- the reading, stage by stage: today's full reading against the focused one ---------------------------
+
+PI5_RATIO = 3.4
+"""A Raspberry Pi 5 runs the same ONNX model about this many times slower than the development machine
+(the project's published ratio: Ultralytics' 168 ms for YOLO11n at 640 through ONNX against ~50 ms here)."""
+PI4_RATIO = PI5_RATIO * 2.5
+"""A Pi 4: Raspberry Pi's launch figure for the Pi 5 is 2-3x the Pi 4's CPU performance; 2.5 taken."""
+
+
+@dataclass(frozen=True)
+class PiCameraDelays:
+    """What the Pi camera costs, from published Pi 5 figures (not measured here): starting a still
+    configuration, auto exposure settling (frames until ``AeLocked``), one autofocus cycle of a Camera
+    Module 3, one 12 MP ``capture_array`` of the running camera, stopping and closing."""
+
+    start_s: float = 0.3
+    frame_s: float = 1 / 15
+    settle_frames: int = 10
+    autofocus_s: float = 1.0
+    capture_s: float = 0.12
+    close_s: float = 0.05
+
+
+class SimulatedPicamera2:
+    """A stand-in for ``picamera2.Picamera2`` that sleeps as the real camera takes (``delays``) and gives
+    ``frames`` (decoded photos) in turn, so the real :class:`vision.camera.PiCamera` code can be timed on
+    a machine without a camera. Never used by the kiosk."""
+
+    delays = PiCameraDelays()
+    frames: list[Any] = []
+
+    def __init__(self, camera_num: int = 0) -> None:
+        self.sensor_resolution = (4608, 2592)
+        self.camera_controls = {"AfMode": (0, 2, 0)}
+        self._frame = 0
+        self._metadata = 0
+
+    @classmethod
+    def global_camera_info(cls) -> list[dict[str, Any]]:
+        return [{"Model": "imx708 (simulated)", "Num": 0}]
+
+    def create_still_configuration(self, main: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+        return {"main": main or {}}
+
+    def configure(self, config: dict[str, Any]) -> None:
+        pass
+
+    def start(self) -> None:
+        time.sleep(self.delays.start_s)
+
+    def capture_metadata(self) -> dict[str, Any]:
+        time.sleep(self.delays.frame_s)
+        self._metadata += 1
+        return {
+            "ExposureTime": 20000,
+            "AnalogueGain": 2.0,
+            "ColourGains": (1.8, 1.5),
+            "LensPosition": 1.3,
+            "AeLocked": self._metadata >= self.delays.settle_frames,
+        }
+
+    def autofocus_cycle(self) -> bool:
+        time.sleep(self.delays.autofocus_s)
+        return True
+
+    def set_controls(self, controls: dict[str, Any]) -> None:
+        pass
+
+    def capture_array(self, name: str = "main") -> Any:
+        time.sleep(self.delays.capture_s)
+        frame = self.frames[self._frame % len(self.frames)]
+        self._frame += 1
+        return frame
+
+    def stop(self) -> None:
+        time.sleep(self.delays.close_s)
+
+    def close(self) -> None:
+        pass
+
+
+def _camera_times(frames: list[Any], scans: int = 3) -> dict[str, list[float]]:
+    """Seconds per photo of the real PiCamera code over the simulated camera: opened for each scan and
+    closed after it (how the kiosk took photos before), and kept open and ready (how it does now)."""
+    import types
+
+    from vision.camera import PiCamera
+
+    module = types.ModuleType("picamera2")
+    fake = type("Picamera2", (SimulatedPicamera2,), {"frames": frames})
+    module.Picamera2 = fake  # type: ignore[attr-defined]
+    saved = sys.modules.get("picamera2")
+    sys.modules["picamera2"] = module
+    try:
+        per_scan, kept = [], []
+        for _ in range(scans):
+            start = time.perf_counter()
+            with PiCamera() as cam:
+                cam.capture()
+            per_scan.append(time.perf_counter() - start)
+        with PiCamera() as cam:
+            for _ in range(scans):
+                start = time.perf_counter()
+                cam.capture()
+                kept.append(time.perf_counter() - start)
+    finally:
+        if saved is None:
+            sys.modules.pop("picamera2", None)
+        else:
+            sys.modules["picamera2"] = saved
+    return {"opened for each scan": per_scan, "kept ready": kept}
+
+
+STAGES = (
+    "decode",
+    "whole photo, upright",
+    "whole photo, half turn",
+    "crops",
+    "corner reader",
+    "vote and suppression",
+    "pairing and hands",
+    "reading (photo to hands)",
+)
+
+
+def _stage_times(detector: Any, path: Path, effort: str) -> tuple[dict[str, float], int]:
+    """One photo read with ``effort``, each stage's milliseconds, and the number of cards read."""
+    from vision.camera import load_image
+    from vision.cards import cards_from_detections, group_into_hands
+    from vision.effort import read_with_effort
+
+    start = time.perf_counter()
+    image = load_image(path)
+    times = {"decode": (time.perf_counter() - start) * 1000}
+    reader = detector.reader
+    spent = [0.0]
+    if reader is not None:
+        plain = reader.read
+
+        def timed(*args: Any) -> Any:
+            begun = time.perf_counter()
+            try:
+                return plain(*args)
+            finally:
+                spent[0] += (time.perf_counter() - begun) * 1000
+
+        reader.read = timed
+    try:
+        start = time.perf_counter()
+        found, passes = read_with_effort(detector, image, effort)
+        detect_ms = (time.perf_counter() - start) * 1000
+    finally:
+        if reader is not None:
+            del reader.read  # the instance attribute; the class's method is back
+    start = time.perf_counter()
+    cards = cards_from_detections(found)
+    group_into_hands(cards)
+    grouping = (time.perf_counter() - start) * 1000
+    views = {name: ms for name, (_, _, ms) in passes._seen.items()}
+    times["whole photo, upright"] = views.get("w0", 0.0)
+    times["whole photo, half turn"] = sum(ms for name, ms in views.items() if name in ("w1", "w2", "w3"))
+    times["crops"] = sum(ms for name, ms in views.items() if name.startswith("t"))
+    times["corner reader"] = spent[0]
+    times["vote and suppression"] = max(0.0, detect_ms - passes.ms - spent[0])
+    times["pairing and hands"] = grouping
+    times["reading (photo to hands)"] = detect_ms + grouping
+    return times, len(cards)
+
+
+def _kind(path: Path) -> str:
+    """A photo's kind for the tables: the demo photos by name (hand, seep, table), others by folder."""
+    stem = path.stem.rstrip("0123456789_-")
+    return stem if path.parent == DEMO_PHOTOS else path.parent.name
+
+
+DEMO_PHOTOS = Path(__file__).resolve().parent / "demo"
+
+
+def _median_p90(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+
+
+def reading_bench(images: list[Path], repeat: int = 3, threads: int = 2) -> dict[str, Any]:
+    """Time today's full reading and the focused one on the same photos, stage by stage, alternating
+    photo by photo so the machine's load hits both alike; print median and 90th percentile by kind of
+    photo, the camera's share (simulated Pi delays), and Pi 5 / Pi 4 estimates. Returns the figures."""
+    import cv2
+
+    from vision.detector import CardDetector
+    from vision.effort import FOCUSED, FULL
+
+    detector = CardDetector(threads=threads).load()
+    efforts = (FULL, FOCUSED)
+    by_kind: dict[str, dict[str, dict[str, list[float]]]] = {}
+    cards: dict[str, int] = dict.fromkeys(efforts, 0)
+    for _ in range(repeat):
+        for path in images:
+            kind = _kind(path)
+            for effort in efforts:
+                times, count = _stage_times(detector, path, effort)
+                stages = by_kind.setdefault(kind, {}).setdefault(effort, {})
+                for stage, ms in times.items():
+                    stages.setdefault(stage, []).append(ms)
+                cards[effort] += count
+    frames = [cv2.imread(str(images[0]), cv2.IMREAD_COLOR)]
+    camera = _camera_times(frames)
+    print(
+        f"\nThe reading, stage by stage: {len(images)} photos x {repeat}, today's full reading against the "
+        f"focused one, alternating; ms on this machine ({os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f}), median / 90th percentile"
+    )
+    figures: dict[str, Any] = {"kinds": {}, "camera_s": camera, "cards": cards}
+    for kind, per_effort in sorted(by_kind.items()):
+        count = len(per_effort[FULL]["decode"]) // repeat
+        print(f"\n{kind} ({count} photo{'s' if count != 1 else ''}) {'full':>26} {'focused':>17}")
+        for stage in STAGES:
+            full, focused = (_median_p90(per_effort[e][stage]) for e in efforts)
+            print(f"  {stage:28} {full[0]:7.1f} / {full[1]:6.1f} {focused[0]:8.1f} / {focused[1]:6.1f}")
+        total = [_median_p90(per_effort[e]["reading (photo to hands)"]) for e in efforts]
+        full_ms, focused_ms = total[0][0], total[1][0]
+        print(
+            f"  {'focused / full (median)':28} {focused_ms / max(full_ms, 1e-9):>17.2f}x   ESTIMATES: "
+            f"Pi 5 {full_ms * PI5_RATIO / 1000:.2f} s -> {focused_ms * PI5_RATIO / 1000:.2f} s, "
+            f"Pi 4 {full_ms * PI4_RATIO / 1000:.2f} s -> {focused_ms * PI4_RATIO / 1000:.2f} s"
+        )
+        figures["kinds"][kind] = {
+            e: {stage: _median_p90(per_effort[e][stage]) for stage in STAGES} for e in efforts
+        }
+    print(f"\ncards read, all photos and passes: full {cards[FULL]}, focused {cards[FOCUSED]}")
+    delays = SimulatedPicamera2.delays
+    print(
+        "\nthe camera (the real PiCamera code over a simulated camera with published Pi 5 delays: start "
+        f"{delays.start_s} s, exposure settling up to {delays.settle_frames} frames of {delays.frame_s:.3f} "
+        f"s, autofocus {delays.autofocus_s} s, capture_array {delays.capture_s} s), s per photo, median:"
+    )
+    for name, seconds in camera.items():
+        print(f"  {name:28} {statistics.median(seconds):7.2f}")
+    return figures
 
 
 if __name__ == "__main__":

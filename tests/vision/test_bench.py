@@ -39,3 +39,44 @@ def test_agreement_counts_corners_both_backends_found() -> None:
 def test_the_benchmark_says_which_file_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--onnx", str(tmp_path / "no.onnx"), str(tmp_path / "p.jpg")]) == 1
     assert "no.onnx: no such file" in capsys.readouterr().err
+
+
+def test_a_camera_kept_ready_costs_one_capture_where_one_opened_per_scan_costs_its_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from vision.bench import PiCameraDelays, SimulatedPicamera2, _camera_times
+
+    delays = PiCameraDelays(
+        start_s=0.02, frame_s=0.002, settle_frames=3, autofocus_s=0.03, capture_s=0.01, close_s=0.0
+    )
+    monkeypatch.setattr(SimulatedPicamera2, "delays", delays)
+    times = _camera_times([table_photo()], scans=2)
+    assert all(0.01 <= s < 0.03 for s in times["kept ready"])
+    assert all(s >= 0.02 + 0.03 + 0.01 for s in times["opened for each scan"])
+
+
+def test_the_reading_bench_times_each_stage_of_both_readings(
+    make_model: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from vision.bench import STAGES, PiCameraDelays, SimulatedPicamera2, reading_bench
+
+    monkeypatch.setenv(
+        "TABLETALLY_MODEL", str(make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.9}], 4)))
+    )
+    monkeypatch.setattr(SimulatedPicamera2, "delays", PiCameraDelays(0, 0, 1, 0, 0, 0))
+    folder = tmp_path / "table"
+    folder.mkdir()
+    photos = []
+    for k in range(2):
+        photos.append(folder / f"p{k}.jpg")
+        cv2.imwrite(str(photos[-1]), table_photo(seed=k))
+    figures = reading_bench(photos, repeat=1, threads=1)
+    assert set(figures["kinds"]) == {"table"}
+    for effort in ("full", "focused"):
+        stages = figures["kinds"]["table"][effort]
+        assert set(stages) == set(STAGES) and stages["reading (photo to hands)"][0] > 0
+    out = capsys.readouterr().out
+    assert "ESTIMATES: Pi 5" in out and "kept ready" in out
