@@ -364,6 +364,7 @@ def test_the_refusals_a_table_meets_are_explained_in_the_players_language(
     messages = {
         "call limit": refusal(jhyap_log(caller="Asha", hands={"Asha": ["KS"], "Bina": ["AS"]})),
         "decks": refusal(jhyap_log(caller="Asha", hands={"Asha": ["AS"], "Bina": ["AS"]})),
+        "hand limit": refusal(jhyap_log(caller="Asha", hands={"Asha": ["AS"], "Bina": ["2S", "3S"] * 3})),
         "joker": refusal(seep_log({"captured": {"A": ["JK"]}})),
         "twice": refusal(seep_log({"captured": {"A": ["AS"], "B": ["AS"]}})),
         "missing": refusal(seep_log({"captured": {"A": ["AS"], "B": ["2S"]}})),
@@ -377,6 +378,7 @@ def test_the_refusals_a_table_meets_are_explained_in_the_players_language(
         assert text != messages[what] and not re.search(r"\b(round|deal) \d", text), (what, text)
     assert shown["call limit"] == "Asha को झ्याप हातमा 10 हुँदा: झ्याप भन्ने सीमा 5 भन्दा बढी।"
     assert shown["decks"] == "हातहरूमा A\u2660 2 पटक छ, तर 1 गड्डीमा 1 मात्र हुन्छ।"
+    assert shown["hand limit"] == "Bina को हातमा 6 पत्ती छन्, हातको सीमा 5 भन्दा बढी।"
     assert explain("something new") == "something new"  # an unknown refusal is shown as the scorer wrote it
 
 
