@@ -346,10 +346,15 @@ def test_laptop_desktop_is_ok(tmp_path: Path) -> None:
 
 def _db(folder: Path, rows: int = 2) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
+    from ui.store import Store
+
+    Store(folder).close()  # a real TableTally record (the doctor refuses other programs' databases)
     path = folder / "tabletally.sqlite3"
     con = sqlite3.connect(path)
-    con.execute("CREATE TABLE games (id INTEGER PRIMARY KEY, kind TEXT)")
-    con.executemany("INSERT INTO games (kind) VALUES (?)", [("seep",)] * rows)
+    con.executemany(
+        "INSERT INTO games (kind, definition, created) VALUES (?, '{}', '2026-12-05T20:00:00')",
+        [("seep",)] * rows,
+    )
     con.commit()
     con.close()
     return path
@@ -383,7 +388,7 @@ def test_damaged_database_is_found_by_the_integrity_check(tmp_path: Path) -> Non
     page_size = con.execute("PRAGMA page_size").fetchone()[0]
     con.close()
     data = bytearray(path.read_bytes())
-    for start in range(0, len(data), page_size):
+    for start in range(page_size, len(data), page_size):  # page 1 holds the schema (its CHECK names 'seep')
         header = start + (100 if start == 0 else 0)
         at = data.find(b"seep", start, start + page_size)
         if data[header] == 0x0D and at >= 0:  # a table leaf page: change one row's value

@@ -302,3 +302,17 @@ def test_the_record_and_photos_are_private(tmp_path: Path) -> None:
     assert stat.S_IMODE(store.photos_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
     assert scan.photo is not None and stat.S_IMODE(scan.photo.stat().st_mode) == 0o600
+
+
+def test_players_read_a_sentence_not_onnx_runtimes_error(tmp_path: Path) -> None:
+    from ui.logic.scan import _model_message
+    from vision.detector import CardDetector
+
+    bad = tmp_path / "cards.onnx"
+    bad.write_bytes(os.urandom(4000))
+    with pytest.raises(Exception) as info:
+        CardDetector(bad).load()
+    message = _model_message(info.value)
+    assert "tabletally doctor" in message
+    for raw in ("ONNX", "onnxruntime", "protobuf", "INVALID", str(bad)):
+        assert raw not in message

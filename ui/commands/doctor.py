@@ -530,7 +530,13 @@ def _writable_dir(path: Path) -> tuple[bool, Path]:
 
 
 def check_database(data_dir: Path) -> Check:
-    """Does the game-night record open, pass SQLite's integrity check and accept a write?"""
+    """Is the game-night record TableTally's, of this version, intact and writable by this account?
+
+    It reads the file the way the kiosk checks it before opening (:func:`ui.store.check_record`), and never
+    writes to it: another program's database, or a newer TableTally's record, is reported, not changed.
+    """
+    from ui.store import Fault, RecordFault, check_record, fault_of
+
     db = data_dir / DB_NAME
     details: dict[str, Any] = {"path": str(db)}
     chown_fix = (
@@ -555,68 +561,120 @@ def check_database(data_dir: Path) -> Check:
             details,
         )
     details["size_mb"] = round(db.stat().st_size / MB, 2)
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=rw", uri=True, timeout=2, isolation_level=None)
-    except sqlite3.Error as exc:
+    # Permissions first: a record this account may not read or write is not damaged, and chown fixes it.
+    # SQLite also needs to create its -wal and -shm files beside the record.
+    unwritable = [str(p) for p in (db, data_dir) if not os.access(p, os.R_OK | os.W_OK)]
+    if unwritable:
         return Check(
-            CheckName.DATABASE, Status.FAIL, f"the database {db} does not open: {exc}", chown_fix, details
+            CheckName.DATABASE,
+            Status.FAIL,
+            f"this account may not read and write {' and '.join(unwritable)}",
+            chown_fix,
+            details,
         )
     damaged_fix = (
-        "Stop the kiosk (sudo systemctl stop tabletally-kiosk), keep a copy of the file, then rescue what "
-        f"can be read: sqlite3 {db} .recover | sqlite3 {db}.recovered, then move the recovered file "
-        "in its place."
+        "The kiosk offers to set the damaged record aside (renamed, never deleted) and start a fresh one, "
+        "exporting every game it can still read. To rescue more by hand: stop the kiosk (sudo systemctl "
+        f"stop tabletally-kiosk), keep a copy of the file, then sqlite3 {db} .recover | sqlite3 "
+        f"{db}.recovered and move the recovered file in its place."
     )
+    fixes = {
+        Fault.CORRUPT: damaged_fix,
+        Fault.FOREIGN: (
+            f"{db} belongs to another program; TableTally has not changed it. Move it elsewhere "
+            f"(mv {db} {db}.other), or give the kiosk another data folder (TABLETALLY_DATA_DIR in "
+            f"{ENV_FILE.with_name('local.env')})."
+        ),
+        Fault.NEWER: "A newer TableTally wrote this record: update this one (sudo deploy/update.sh).",
+        Fault.READ_ONLY: chown_fix,
+        Fault.FULL: "The disk is full: see the disk check below.",
+        Fault.BUSY: "If the kiosk is running this is normal; otherwise look for a stuck program: fuser -v "
+        + str(db),
+        Fault.IO: "The SD card fails to read: copy the data folder off now, then replace the card.",
+    }
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2, isolation_level=None)
+    except sqlite3.Error as exc:
+        fault = fault_of(exc)
+        return Check(
+            CheckName.DATABASE,
+            Status.FAIL,
+            f"the database {db} does not open: {exc}",
+            fixes.get(fault, chown_fix) if fault else chown_fix,
+            details,
+        )
     try:
         try:
+            check_record(con, db)
             rows = [r[0] for r in con.execute("PRAGMA integrity_check").fetchall()]
-        except sqlite3.DatabaseError as exc:
-            return Check(
-                CheckName.DATABASE,
-                Status.FAIL,
-                f"{db} is not a readable SQLite database: {exc}",
-                damaged_fix,
-                details,
-            )
-        if rows != ["ok"]:
-            return Check(
-                CheckName.DATABASE,
-                Status.FAIL,
-                f"the database is damaged ({len(rows)} errors, first: {rows[0]})",
-                damaged_fix,
-                details | {"errors": rows[:10]},
-            )
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "games" in tables:
-            details["games"] = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-        try:
-            con.execute("BEGIN IMMEDIATE")
-            con.execute("ROLLBACK")
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
+            if rows != ["ok"]:  # what quick_check does not look at: indexes against their tables
                 return Check(
                     CheckName.DATABASE,
-                    Status.WARN,
-                    f"the database is intact but busy: another program is writing it ({exc})",
-                    "If the kiosk is running this is normal; otherwise look for a stuck program: fuser -v "
-                    + str(db),
-                    details,
+                    Status.FAIL,
+                    f"the database is damaged ({len(rows)} errors, first: {rows[0]})",
+                    damaged_fix,
+                    details | {"errors": rows[:10], "fault": Fault.CORRUPT.value},
                 )
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "games" in tables:
+                details["games"] = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        except RecordFault as exc:
+            what = {
+                Fault.CORRUPT: "the database is damaged",
+                Fault.FOREIGN: "this is not a TableTally record",
+                Fault.NEWER: "the record is from a newer TableTally",
+            }.get(exc.fault, "the database cannot be read")
+            status = Status.WARN if exc.fault is Fault.BUSY else Status.FAIL
+            return Check(
+                CheckName.DATABASE,
+                status,
+                f"{what}: {exc.detail}",
+                fixes.get(exc.fault, damaged_fix),
+                details | {"fault": exc.fault.value},
+            )
+        except sqlite3.Error as exc:
+            fault = fault_of(exc)
             return Check(
                 CheckName.DATABASE,
                 Status.FAIL,
-                f"the database is intact but cannot be written: {exc}",
-                chown_fix,
+                f"{db} cannot be read: {exc}",
+                fixes.get(fault, damaged_fix) if fault else damaged_fix,
                 details,
             )
     finally:
         con.close()
+    busy = _busy(db)
+    if busy:
+        return Check(
+            CheckName.DATABASE,
+            Status.WARN,
+            f"the database is intact but busy: another program is writing it ({busy})",
+            fixes[Fault.BUSY],
+            details,
+        )
     games = f", {details['games']} games" if "games" in details else ""
     return Check(
         CheckName.DATABASE,
         Status.OK,
-        f"{db} opens, is intact and writable ({details['size_mb']} MB{games})",
+        f"{db} opens, is TableTally's, intact and writable ({details['size_mb']} MB{games})",
         details=details,
     )
+
+
+def _busy(db: Path) -> str:
+    """Why a write transaction on ``db`` cannot start now ('' when it can); it writes nothing."""
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=rw", uri=True, timeout=2, isolation_level=None)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("ROLLBACK")
+    except sqlite3.OperationalError as exc:
+        return str(exc)
+    finally:
+        con.close()
+    return ""
 
 
 # --- disk ----------------------------------------------------------------------------------------------
@@ -638,8 +696,9 @@ def check_disk(path: Path, usage: Callable[[Path], Any] = shutil.disk_usage) -> 
     details = {"path": str(folder), "free_mb": round(free_mb), "total_mb": round(total_mb)}
     text = f"{free_mb / 1024:.1f} GB free of {total_mb / 1024:.1f} GB on {folder}"
     cleanup = (
-        "Free some space: sudo apt-get clean; sudo journalctl --vacuum-size=100M; delete old scan photos in "
-        "the data directory's photos/ folder (the scores stay in the database)."
+        "Free some space: the kiosk's full-disk screen offers to delete the photos of earlier nights (the "
+        "scores stay in the record); or delete old scan photos in the data directory's photos/ folder, "
+        "sudo apt-get clean, sudo journalctl --vacuum-size=100M."
     )
     if free_mb < DISK_FAIL_MB:
         return Check(
@@ -799,11 +858,13 @@ class _CardReader:
         return [card.code for card in cards]
 
 
-def default_model_path() -> Path:
-    """The model the kiosk reads cards with when it is not given --model."""
-    from vision.detector import DEFAULT_ONNX
+def default_model_path(env: Mapping[str, str] | None = None) -> Path:
+    """The model the kiosk reads cards with when it is not given --model: ``$TABLETALLY_MODEL`` as the
+    kiosk sees it (its env file, then this process's environment), else the shipped models/cards.onnx."""
+    from vision.model_config import DEFAULT_ONNX, MODEL_ENV
 
-    return DEFAULT_ONNX
+    chosen = (env or {}).get(MODEL_ENV)
+    return Path(chosen).expanduser() if chosen else DEFAULT_ONNX
 
 
 def run_checks(
@@ -873,7 +934,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument("--data-dir", type=Path, help="data directory (default: the kiosk's, see above)")
     parser.add_argument(
-        "--model", type=Path, help="model file (default: the kiosk's, models/cards.onnx in the package)"
+        "--model",
+        type=Path,
+        help="model file (default: the kiosk's: $TABLETALLY_MODEL, else models/cards.onnx in the package)",
     )
     parser.add_argument(
         "--env-file", type=Path, default=ENV_FILE, help=f"the installed kiosk's settings (default {ENV_FILE})"
@@ -895,7 +958,7 @@ def run(
     data_dir = resolve_data_dir(args.data_dir, env)
     try:
         probes = probes or real_probes()
-        model_path = args.model.expanduser() if args.model else default_model_path()
+        model_path = args.model.expanduser() if args.model else default_model_path(env)
     except ImportError as exc:
         print(f"tabletally doctor: TableTally's vision libraries do not load: {exc}", file=sys.stderr)
         print(

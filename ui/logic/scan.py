@@ -452,8 +452,13 @@ def _reading_message(exc: BaseException) -> str:
 
 
 def _model_message(exc: BaseException) -> str:
-    from vision.detector import DEFAULT_ONNX
+    """A sentence for the players; the runtime's own text (ONNX Runtime's, a path) goes to the log only."""
+    import sys
 
-    if not DEFAULT_ONNX.exists():
+    print(f"tabletally: the card model did not load: {exc}", file=sys.stderr)
+    if isinstance(exc, FileNotFoundError) or "not found" in str(exc):
         return _("No card model yet: type the cards (or tap them on the photo to fix them).")
-    return _("The card model did not load ({reason}). Type the cards instead.").format(reason=exc)
+    return _(
+        "The card model is damaged or not a TableTally model, so photos cannot be read. Type the cards "
+        "instead; tabletally doctor says how to fix the model."
+    )
