@@ -2,11 +2,10 @@
 
 ``python -m models.training.average --out runs/avg.pt runs/cards/weights/epoch8.pt .../epoch9.pt``
 
-The last epochs of a run wander around a good solution: on the held-out photos neighbouring checkpoints
-differ by a few points (ivr_edinburgh by up to 0.15), and their average, parameter by parameter, reads
-better than most of them (stage 9, see models/README.md). The BatchNorm running statistics are averaged
-too; integer buffers are taken from the last checkpoint. The result is an Ultralytics checkpoint (the last
-one's, its EMA model replaced by the average, no optimizer) that
+The last epochs of a run wander around a good solution, and their average, parameter by parameter, tends
+to read better than any one of them (models/README.md, "What was learned"). The BatchNorm running
+statistics are averaged too; integer buffers are taken from the last checkpoint. The result is an
+Ultralytics checkpoint (the last one's, its EMA model replaced by the average, no optimizer) that
 ``models.training.export`` takes like any other.
 ``models.training.train`` keeps every epoch's checkpoint (``save_period: 1`` in the config) for this.
 """

@@ -168,7 +168,7 @@ def mark_repeat_score(face: np.ndarray, box: Box) -> float:
 
     The best normalised correlation of the mark, as printed or mirrored, within a small margin around the
     mirrored box. Some jokers print their star in all four corners while the deck's other cards print the
-    index in two: 0.85-1.00 for those (ais-plastic, ais-anglo_modern), at most 0.31 for any other joker.
+    index in two (ais-plastic, ais-anglo_modern): their score is near 1, any other joker's far lower.
     """
     if face.ndim != 3 or face.shape[2] != 4:
         raise CornerError(f"expected an RGBA face image, got shape {face.shape}")

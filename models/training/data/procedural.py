@@ -59,24 +59,23 @@ PIP_FAMILY = re.compile(r"^(DejaVu(Sans|Serif)(Condensed|Mono)?|NotoSansSymbols2
 NO_COURT_SOURCE = ("ais-simplistic",)
 # SVG decks whose court "pictures" are a giant letter of the rank (larger than any index on the card): a
 # per-card picture (second generation on) from these shows the card's own rank, never another's, so that
-# no court card carries a wrong letter (until session 26 a Q could show jolly-royal's giant K)
+# no court card carries a wrong letter (a Q showing a giant K would teach the wrong rank)
 LETTER_COURT_SOURCE = ("jolly-royal",)
 ITALIC_SHARE = 0.12  # decks whose index font is italic/oblique (rare on real cards)
 TALL_SHARE = 0.2  # decks whose index (rank + pip) is 23-32 % of the card height, as on jumbo-index decks
 NARROW_SHARE = 0.3  # decks whose rank glyphs are squeezed to 62-88 % of their width (condensed indices)
 # Decks whose J, Q and K show one another's court pictures: in the other decks the picture tells the rank as
 # well as the index does, so a model may learn the training decks' pictures instead of the letters; these
-# decks reward reading the letter (held-out designs' court cards were read as another court rank 24 % of the
-# time, number cards 10 %).
+# decks reward reading the letter (court cards are the ranks most often read as another).
 COURT_SWAP_SHARE = 0.4
-# Decks numbered from here on are the second generation (drawn after stage 16): each court card shows a
+# Decks numbered from here on are the second generation: each court card shows a
 # picture of its own, drawn for that card from any SVG training deck, of any court rank, half of them with
 # the colours turned round the hue circle, so that no picture tells the rank (the held-out designs' court
 # cards were still the weakest classes); and the joker's corner shows a star, a ringed star or a star cut
 # out of a disc in 60 % of them (the held-out decks' jokers show a ringed star), "JOKER" down the corner in
 # the rest. Every earlier deck keeps all its values: these are drawn after the others.
 SECOND_GENERATION = 64
-# Decks numbered from here on are the third generation (drawn after stage 17): as the second, and in
+# Decks numbered from here on are the third generation: as the second, and in
 # ``COURT_FONT_SHARE`` of them the court letters J, Q and K come in a font of their own, not the digits'
 # (often condensed: the held-out decks' court letters, a condensed sans and a slab, were read as one another
 # more than any other confusion); in ``COURT_PIP_SHARE`` a large pip of the suit sits in the top-left corner

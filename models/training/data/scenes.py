@@ -39,8 +39,8 @@ HAND_SHARE = 0.15
 # held-out split has none unless asked (models.training.data.synth --mark-share).
 MARK_SHARE = 0.2
 # Share of the training scenes whose jokers print their corner mark in all four corners, as the held-out
-# anglo-modern jokers do (of the training designs only ais-plastic's joker does; the held-out ones were
-# the lowest class, AP50 0.54, their two extra corners mostly missed): the index is copied into the two
+# anglo-modern jokers do (of the training designs only ais-plastic's joker does, and the joker is the
+# lowest class, its extra corners mostly missed): the index is copied into the two
 # corners that lack it and labelled there. In FOUR_DECK_SHARE of those scenes' decks every card prints its
 # index in four corners, as four-index decks (and Dondorf) do. Drawn from a generator of its own; the
 # held-out split has none unless asked (models.training.data.synth --four-share).
