@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "kiosk": ("ui.commands.kiosk", "start the touchscreen kiosk (the game-night app)"),
     "replay": ("ui.commands.replay", "recompute a whole game from its JSON game log"),
     "detect": ("ui.commands.detect", "read the cards in photos with the card model"),
+    "deck": ("ui.commands.deck", "teach the reader your own deck; list or remove taught decks"),
     "cameras": ("ui.commands.cameras", "list the cameras and whether each is available"),
     "doctor": ("ui.commands.doctor", "check camera, model, display, database and disk; say what to fix"),
 }

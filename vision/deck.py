@@ -47,7 +47,16 @@ import numpy as np
 
 from vision.errors import ModelError, VisionError
 from vision.reader import CONTEXT, PATCH, CornerReader, corner_patch
-from vision.types import CARD_CODES, Box, CardReading, DetectedCard, Detection, box_center, box_size
+from vision.types import (
+    CARD_CODES,
+    Box,
+    CardReading,
+    DetectedCard,
+    Detection,
+    box_center,
+    box_size,
+    union_box,
+)
 
 DECKS_DIR = "decks"  # in the data directory
 MEMORY_FILE = "memory.npz"
@@ -68,7 +77,9 @@ VIEWS: tuple[tuple[float, float, float, float], ...] = tuple(
 MIN_CARDS = 13  # different cards a deck must be taught: one suit, ace to king
 BLEND_WEIGHT = 0.6  # the memory's share of the taught cards' probability (measured: docs/vision.md)
 TEMPERATURE = 0.05  # of the cosine similarities' softmax (measured: docs/vision.md)
+VOUCH = 1.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
+ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)
 WRONG_SHARE = 0.5  # a row photo with more than this share of its cards read as other cards is refused
 SURE = 0.9  # a single card the reader reads as another suit this surely is refused
 
@@ -193,6 +204,43 @@ def by_geometry(cards: Sequence[DetectedCard]) -> list[DetectedCard]:
     return out
 
 
+def outside_cards(cards: Sequence[DetectedCard]) -> list[DetectedCard]:
+    """``cards`` without the one-corner cards that lie inside another card (between the two corners it
+    was read by: a court card's big letter or a pip read as an index)."""
+    spans = [union_box(c.boxes) for c in cards if len(c.boxes) >= 2]
+
+    def inside(card: DetectedCard) -> bool:
+        x, y = box_center(card.boxes[0])
+        return any(x0 < x < x1 and y0 < y < y1 for x0, y0, x1, y1 in spans)
+
+    return [c for c in cards if len(c.boxes) >= 2 or not inside(c)]
+
+
+def usual_size(cards: Sequence[DetectedCard], ratio: float = 2.0) -> list[DetectedCard]:
+    """``cards`` without those whose corners are more than ``ratio`` times larger or smaller than the
+    photo's median corner (a court card's big letter read as an index, a pip read as a small one)."""
+    if not cards:
+        return []
+    sizes = [float(np.median([box_size(b) for b in c.boxes])) for c in cards]
+    median = float(np.median(sizes))
+    return [c for c, s in zip(cards, sizes, strict=True) if median / ratio <= s <= median * ratio]
+
+
+def one_card(cards: Sequence[DetectedCard]) -> bool:
+    """Whether the corners of ``cards`` can all be one card's: at most four, and all read as one code (a
+    joker whose small mark lies further apart than the pairing allows) or no two further apart than a
+    card is long (``ONE_CARD_SPAN`` corner sizes)."""
+    boxes = [b for c in cards for b in c.boxes]
+    if not boxes or len(boxes) > 4:
+        return False
+    if len({c.code for c in cards}) == 1:
+        return True
+    size = float(np.median([box_size(b) for b in boxes]))
+    centres = np.array([box_center(b) for b in boxes])
+    span = float(np.max(np.linalg.norm(centres[:, None] - centres[None], axis=-1)))
+    return span <= ONE_CARD_SPAN * size
+
+
 def match_photo(photo: TeachPhoto, reading: CardReading) -> list[CardMatch]:
     """The cards of ``reading`` (the standard reading of ``photo``) matched, in reading order, to the codes
     the photo should show. A DeckError naming the photo when the count differs or most cards read as
@@ -201,8 +249,14 @@ def match_photo(photo: TeachPhoto, reading: CardReading) -> list[CardMatch]:
     want = len(photo.codes)
     if len(cards) != want:
         regrouped = by_geometry(cards)
+        usual = usual_size(outside_cards(cards))
         if len(regrouped) == want:
             cards = regrouped
+        elif len(usual) == want:
+            cards = usual
+        elif want == 1 and one_card(cards):
+            best = max(cards, key=lambda c: c.confidence)
+            cards = [DetectedCard(best.code, best.confidence, True, tuple(b for c in cards for b in c.boxes))]
     n = len(cards)
     if n != want:
         if want == 1:
@@ -288,6 +342,7 @@ class DeckMemory:
     reader: str  # reader_fingerprint of the model the features come from
     weight: float = BLEND_WEIGHT
     temperature: float = TEMPERATURE
+    vouch: float = VOUCH
     created: str = ""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -356,6 +411,22 @@ class DeckMemory:
         out[:, columns] = (1 - self.weight) * out[:, columns] + self.weight * mass * memory
         return out.astype(np.float32)
 
+    def merge(self, scores: np.ndarray, cards: np.ndarray, codes: Sequence[str] = CARD_CODES) -> np.ndarray:
+        """The detector's class scores (N x C, classes ``codes``) merged with the reader's card
+        probabilities blended with this memory (N x C, same columns), as the detector merges them
+        (:func:`vision.detector.merge_reading`), except that among the taught cards the detector only
+        vouches that a corner is there: each taught card's score is raised to ``vouch`` times the best
+        score the detector gave any taught card at that spot, so a corner of the family's deck the
+        detector found but misnamed is named by the reader and the memory."""
+        from vision.detector import merge_reading
+
+        columns = np.asarray([codes.index(CARD_CODES[c]) for c in self._model()[0] if CARD_CODES[c] in codes])
+        adjusted = np.array(scores, dtype=np.float32)
+        if self.vouch > 0 and len(columns) and len(adjusted):
+            anywhere = adjusted[:, columns].max(axis=1, keepdims=True) * self.vouch
+            adjusted[:, columns] = np.maximum(adjusted[:, columns], anywhere)
+        return merge_reading(adjusted, cards)
+
     def alike(self, threshold: float = ALIKE) -> list[tuple[str, str, float]]:
         """Pairs of taught cards whose prototypes are at least ``threshold`` similar, most alike first."""
         columns, _, prototypes = self._model()
@@ -399,6 +470,7 @@ class DeckMemory:
             self.reader,
             self.weight,
             self.temperature,
+            self.vouch,
             self.created,
         )
 

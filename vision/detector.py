@@ -301,7 +301,8 @@ class CardDetector:
         if self.reader is None or len(boxes) == 0:
             return boxes, scores
         boxes, scores, cards = self.reader_opinion(image, boxes, scores)
-        combined = merge_reading(scores, cards)
+        deck = self.reader.deck  # a taught deck (vision.deck) names its own cards with the reader
+        combined = merge_reading(scores, cards) if deck is None else deck.merge(scores, cards, self.codes)
         keep = combined.max(axis=1) >= self.conf
         return boxes[keep], combined[keep]
 

@@ -52,9 +52,9 @@ Scene = tuple[np.ndarray, dict[str, Any]]  # a photo and its truth ("cards", "ha
 REAL = Path(__file__).resolve().parents[3] / "shared" / "realcards"
 
 
-def draw_designs(faces: Path, indices: Sequence[int]) -> list[str]:
+def draw_designs(faces: Path, indices: Sequence[int], court_decks: Sequence[str] = COURT_DECKS) -> list[str]:
     """The procedural decks ``indices`` in ``faces`` (drawn when missing; court pictures from
-    :data:`COURT_DECKS`, rendered first when missing)."""
+    ``court_decks``, rendered first when missing; none: the court cards show a big letter and pip)."""
     from models.training.data.decks import decks_by_name
     from models.training.data.faces import render_decks
     from models.training.data.procedural import (
@@ -66,7 +66,7 @@ def draw_designs(faces: Path, indices: Sequence[int]) -> list[str]:
         render_deck,
     )
 
-    missing = [d for d in COURT_DECKS if not (faces / d / "corners.json").is_file()]
+    missing = [d for d in court_decks if not (faces / d / "corners.json").is_file()]
     if missing:
         from models.training.data.corners import measure_deck_corners
 
@@ -90,7 +90,9 @@ def _jpeg(image: np.ndarray, quality: int = 90) -> np.ndarray:
     return image if decoded is None else np.asarray(decoded)
 
 
-def teaching_photos(faces: Path, name: str, seed: int) -> list[TeachPhoto]:
+def teaching_photos(
+    faces: Path, name: str, seed: int, size: tuple[int, int] = TEACH_SIZE
+) -> list[TeachPhoto]:
     """One photo per card of design ``name``: the card alone, near upright, filling about two thirds of
     the frame's height, under the generator's light and camera effects."""
     from models.training.data.decks import Deck, Family, Split
@@ -99,7 +101,7 @@ def teaching_photos(faces: Path, name: str, seed: int) -> list[TeachPhoto]:
     deck = Deck(name, Family.PROCEDURAL, faces / name, name, Split.VAL, ("JK",))
     library = FaceLibrary(faces, (deck,))
     rng = np.random.default_rng([seed, 1])
-    w, h = TEACH_SIZE
+    w, h = size
     photos = []
     for code, face in library.deck_faces(deck).items():
         if code == "back":
@@ -116,7 +118,43 @@ def teaching_photos(faces: Path, name: str, seed: int) -> list[TeachPhoto]:
     return photos
 
 
-def held_out_scenes(faces: Path, name: str, count: int, seed: int) -> list[Scene]:
+def row_photos(faces: Path, name: str, seed: int, size: tuple[int, int] = (1920, 1080)) -> list[TeachPhoto]:
+    """The kiosk's teaching layout of design ``name``: one photo per suit, ace to king in one row, then
+    one of the jokers; under the generator's light and camera effects."""
+    from models.training.data.decks import Deck, Family, Split
+    from models.training.data.scenes import FaceLibrary, Placement, render_scene
+
+    deck = Deck(name, Family.PROCEDURAL, faces / name, name, Split.VAL, ("JK",))
+    faces_of = FaceLibrary(faces, (deck,)).deck_faces(deck)
+    rng = np.random.default_rng([seed, 3])
+    w, h = size
+    rows = [[f"{r}{suit}" for r in ("A", *map(str, range(2, 11)), "J", "Q", "K")] for suit in "SHDC"]
+    rows.append(["JK"])
+    photos = []
+    for codes in rows:
+        codes = [c for c in codes if c in faces_of]
+        height = min(0.5 * h, 0.95 * w / len(codes) / 0.72)
+        step = w / (len(codes) + 0.3)
+        placements = [
+            Placement(
+                faces_of[c],
+                step * (k + 0.65) + rng.normal(0, 0.02) * step,
+                h / 2 + rng.normal(0, 0.02) * h,
+                height,
+                rng.normal(0, 3),
+            )
+            for k, c in enumerate(codes)
+        ]
+        image, _, _ = render_scene(rng, placements, w, h, rng.uniform(0, 0.04), 0, None)
+        photos.append(
+            TeachPhoto(f"{codes[0][-1] if len(codes) > 1 else 'JK'}-row.jpg", _jpeg(image), tuple(codes))
+        )
+    return photos
+
+
+def held_out_scenes(
+    faces: Path, name: str, count: int, seed: int, size: tuple[int, int] = SCENE_SIZE
+) -> list[Scene]:
     """``count`` scenes of design ``name`` (the generator's usual mix), with their truth."""
     from models.training.data.decks import Deck, Family, Split
     from models.training.data.scenes import FaceLibrary, SceneMaker
@@ -126,7 +164,7 @@ def held_out_scenes(faces: Path, name: str, count: int, seed: int) -> list[Scene
     out = []
     for k in range(count):
         rng = np.random.default_rng([seed, 2, k])
-        result = maker.make(rng, *SCENE_SIZE)
+        result = maker.make(rng, *size)
         out.append((_jpeg(result.image), {"cards": result.cards, "hands": result.hands, "kind": result.kind}))
     return out
 
@@ -242,17 +280,16 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def sweep(
-    detector: CardDetector, memory: DeckMemory, scenes: list[Scene]
-) -> list[tuple[float, float, int, int]]:
-    """(weight, temperature, cards right, exact photos) for a grid of blends on ``scenes``."""
-    out = []
-    for weight in (0.3, 0.5, 0.6, 0.8, 1.0):
-        for temperature in (0.02, 0.05, 0.1):
-            memory.weight, memory.temperature = weight, temperature
-            use_deck(detector, memory)
-            s = score(detector, scenes)
-            out.append((weight, temperature, s.right, s.exact))
+def sweep(detector: CardDetector, memory: DeckMemory, scenes: list[Scene]) -> list[tuple[float, ...]]:
+    """(vouch, weight, temperature, cards right, extra, exact photos) for a grid of blends on ``scenes``."""
+    out: list[tuple[float, ...]] = []
+    for vouch in (0.0, 0.5, 1.0):
+        for weight in (0.0, 0.3, 0.6, 1.0):
+            for temperature in (0.02, 0.05, 0.1):
+                memory.vouch, memory.weight, memory.temperature = vouch, weight, temperature
+                use_deck(detector, memory)
+                s = score(detector, scenes)
+                out.append((vouch, weight, temperature, s.right, s.extra, s.exact))
     use_deck(detector, None)
     return out
 
@@ -275,8 +312,11 @@ def main(argv: list[str] | None = None) -> int:
         scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)
         row, memory = measure(detector, name, teaching_photos(args.faces, name, args.seed), scenes)
         print(f"tuning on {name}: before {pct(row.before)}, exact {row.before.exact}/{row.scenes}")
-        for weight, temperature, right, exact in sweep(detector, memory, scenes):
-            print(f"  weight {weight:.1f} temperature {temperature:.2f}: cards right {right}, exact {exact}")
+        for vouch, weight, temperature, right, extra, exact in sweep(detector, memory, scenes):
+            print(
+                f"  vouch {vouch:.1f} weight {weight:.1f} temperature {temperature:.2f}: cards right "
+                f"{right:.0f}, extra {extra:.0f}, exact {exact:.0f}"
+            )
         sys.stdout.flush()
     for name in draw_designs(args.faces, args.designs):
         scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)

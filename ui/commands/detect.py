@@ -11,7 +11,7 @@ With --json one list is printed on standard output, one entry per photo that cou
 
 Exit status: 0 when every photo was read; 1 when some photo is missing, unreadable or blank (the others
 are still read; each problem is one line on standard error); 3 when the model file is missing or corrupt;
-4 when an annotated photo could not be written.
+4 when an annotated photo could not be written; 5 when the --deck named is not taught or is damaged.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ EXIT_BAD_IMAGE = 1
 EXIT_USAGE = 2  # as argparse exits for a bad option
 EXIT_BAD_MODEL = 3
 EXIT_WRITE_FAILED = 4
+EXIT_BAD_DECK = 5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +90,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_probability,
         help="minimum corner confidence, 0-1 (default: the model's, from classes.json, else 0.25)",
     )
+    parser.add_argument(
+        "--deck",
+        metavar="NAME",
+        help="read with the deck taught as NAME (tabletally deck learn; default: the standard reading)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        type=Path,
+        help="where --deck's decks live (default: $TABLETALLY_DATA_DIR or the user data dir)",
+    )
 
 
 def _tiling(text: str) -> int | None:
@@ -127,6 +139,27 @@ def _probability(text: str) -> float:
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {value}")
     return value
+
+
+def _use_deck(detector: Any, args: argparse.Namespace) -> int:
+    """Read with the taught deck ``args.deck`` (EXIT_OK), or say why not."""
+    from ui.store import default_data_dir
+    from vision.deck import DeckError, DeckShelf, use_deck
+    from vision.types import ModelError
+
+    reader = getattr(detector, "reader", None)
+    if reader is None:
+        _say("--deck needs the corner reader (the onnx backend, without --reader off)")
+        return EXIT_USAGE
+    try:
+        use_deck(detector, DeckShelf(args.data_dir or default_data_dir()).load(args.deck, reader))
+    except DeckError as exc:
+        _say(str(exc))
+        return EXIT_BAD_DECK
+    except ModelError as exc:
+        _say(str(exc))
+        return EXIT_BAD_MODEL
+    return EXIT_OK
 
 
 def _say(message: str) -> None:
@@ -202,6 +235,10 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:  # a bad $TABLETALLY_ROTATIONS
         _say(str(exc))
         return EXIT_USAGE
+    if args.deck is not None:
+        status = _use_deck(detector, args)
+        if status != EXIT_OK:
+            return status
     if args.annotate is not None:
         try:
             args.annotate.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,280 @@
+"""A taught deck (vision.deck): names and codes, reading order, the memory's blend and checks, the shelf."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.deck import (
+    INFO_FILE,
+    MIN_CARDS,
+    VIEWS,
+    DeckError,
+    DeckMemory,
+    DeckShelf,
+    TeachPhoto,
+    by_geometry,
+    check_deck_name,
+    code_from_filename,
+    match_photo,
+    parse_order,
+    reader_fingerprint,
+    reading_order,
+    use_deck,
+    views,
+)
+from vision.reader import DEFAULT_READER, CornerReader
+from vision.types import CARD_CODES, CardReading, DetectedCard
+
+needs_reader = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="models/reader.onnx not exported")
+
+
+def card(code: str, x: float, y: float, size: float = 20.0, conf: float = 0.9) -> DetectedCard:
+    """A card read by two corners: one at (x, y), the other 4 corner sizes down and 3 right."""
+    a = (x, y, x + size, y + size)
+    b = (x + 3 * size, y + 4 * size, x + 4 * size, y + 5 * size)
+    return DetectedCard(code, conf, False, (a, b))
+
+
+def reading(cards: list[DetectedCard]) -> CardReading:
+    return CardReading("p", 1.0, tuple(cards), (tuple(range(len(cards))),) if cards else (), 2000, 1000)
+
+
+# ----------------------------------------------------------------------------------------- names, codes
+
+
+def test_a_single_card_photo_is_named_by_its_code() -> None:
+    assert code_from_filename("photos/QH.jpg") == "QH"
+    assert code_from_filename("10s.png") == "10S"
+    assert code_from_filename("JK-2.jpg") == "JK"
+    with pytest.raises(DeckError, match="not a card code"):
+        code_from_filename("hearts.jpg")
+    with pytest.raises(DeckError, match="not a card code"):
+        code_from_filename("1H.jpg")
+
+
+def test_an_order_names_every_unknown_code() -> None:
+    assert parse_order("AH 2H, 3h") == ("AH", "2H", "3H")
+    with pytest.raises(DeckError, match=r"unknown card codes 1H, ZZ"):
+        parse_order("AH 1H ZZ")
+    with pytest.raises(DeckError, match="no cards"):
+        parse_order(" , ")
+
+
+def test_a_deck_name_is_plain_text_and_not_standard() -> None:
+    assert check_deck_name("  Grandma's deck ".replace("'", "")) == "Grandmas deck"
+    for bad in ("standard", "Standard", "", "../x", ".hidden", "a/b", "x" * 41):
+        with pytest.raises(DeckError):
+            check_deck_name(bad)
+
+
+# ------------------------------------------------------------------------------------- matching a photo
+
+
+def test_cards_are_matched_in_reading_order_rows_then_left_to_right() -> None:
+    cards = [card("3H", 400, 50), card("AH", 0, 40), card("5H", 150, 400), card("2H", 200, 60)]
+    assert [cards[i].code for i in reading_order(cards)] == ["AH", "2H", "3H", "5H"]
+
+
+def test_a_row_matches_its_order_and_keeps_what_the_reader_saw() -> None:
+    cards = [card("AH", 0, 40), card("5H", 200, 40), card("3H", 400, 40)]
+    found = match_photo(
+        TeachPhoto("hearts.jpg", np.zeros((1, 1, 3), np.uint8), ("AH", "2H", "3H")), reading(cards)
+    )
+    assert [(m.code, m.read, m.agrees) for m in found] == [
+        ("AH", "AH", True),
+        ("2H", "5H", False),
+        ("3H", "3H", True),
+    ]
+
+
+def test_a_row_of_the_wrong_suit_is_refused_naming_the_photo() -> None:
+    cards = [card(c, 200 * k, 40) for k, c in enumerate(["AS", "2S", "3S", "4S"])]
+    photo = TeachPhoto("hearts.jpg", np.zeros((1, 1, 3), np.uint8), ("AH", "2H", "3H", "4H"))
+    with pytest.raises(DeckError, match=r"hearts.jpg: 4 of 4 cards read as other cards \(AH read AS"):
+        match_photo(photo, reading(cards))
+
+
+def test_a_single_card_photo_with_no_card_or_two_is_refused() -> None:
+    photo = TeachPhoto("QH.jpg", np.zeros((1, 1, 3), np.uint8), ("QH",))
+    with pytest.raises(DeckError, match="QH.jpg: found no card"):
+        match_photo(photo, reading([]))
+    with pytest.raises(DeckError, match=r"QH.jpg: found 2 cards \(QH 7C\)"):
+        match_photo(photo, reading([card("QH", 0, 0), card("7C", 600, 300)]))
+
+
+def test_a_single_card_the_reader_is_sure_is_another_suit_is_refused() -> None:
+    photo = TeachPhoto("QH.jpg", np.zeros((1, 1, 3), np.uint8), ("QH",))
+    with pytest.raises(DeckError, match="sure this card is QS"):
+        match_photo(photo, reading([card("QS", 0, 0, conf=0.97)]))
+    # a rank the reader confuses (the deck's "3" read as "5") is what teaching is for
+    assert match_photo(photo, reading([card("KH", 0, 0, conf=0.97)]))[0].read == "KH"
+
+
+def test_a_card_whose_two_corners_were_read_as_two_cards_is_one_card_again() -> None:
+    whole = card("3H", 100, 100)
+    split = [DetectedCard("3H", 0.8, False, whole.boxes[:1]), DetectedCard("5H", 0.6, False, whole.boxes[1:])]
+    (joined,) = by_geometry(split)
+    assert joined.code == "3H" and sorted(joined.boxes) == sorted(whole.boxes)
+    found = match_photo(TeachPhoto("3H.jpg", np.zeros((1, 1, 3), np.uint8), ("3H",)), reading(split))
+    assert len(found) == 1 and len(found[0].boxes) == 2
+
+
+# ------------------------------------------------------------------------------------------- the memory
+
+
+def memory_of(features_by_code: dict[str, np.ndarray], name: str = "test") -> DeckMemory:
+    codes = tuple(features_by_code)
+    features = np.concatenate([np.repeat(f[None], len(VIEWS), axis=0) for f in features_by_code.values()])
+    patches = np.zeros((len(codes), 64, 64, 3), np.uint8)
+    return DeckMemory(
+        name, codes, patches, tuple(f"{c}.jpg" for c in codes), features.astype(np.float32), "r"
+    )
+
+
+def test_the_memory_moves_probability_only_among_the_taught_cards() -> None:
+    rng = np.random.default_rng(0)
+    taught = {c: rng.normal(size=16) for c in ("3H", "5H", "7H")}
+    memory = memory_of(taught)
+    cards = np.full((1, len(CARD_CODES)), 0.01, np.float32)
+    cards[0, CARD_CODES.index("5H")] = 0.5  # the reader takes the deck's 3 for a 5
+    cards[0, CARD_CODES.index("3H")] = 0.1
+    out = memory.blend(cards, taught["3H"][None])
+    three, five = CARD_CODES.index("3H"), CARD_CODES.index("5H")
+    assert out[0, three] > out[0, five]
+    untaught = [i for i, c in enumerate(CARD_CODES) if c not in taught]
+    assert np.array_equal(out[0, untaught], cards[0, untaught])
+    assert out.sum() == pytest.approx(cards.sum(), rel=1e-5)
+
+
+def test_two_cards_taught_alike_and_too_few_cards_are_refused() -> None:
+    rng = np.random.default_rng(1)
+    taught = {c: rng.normal(size=16) for c in CARD_CODES[:MIN_CARDS]}
+    memory_of(taught).check()
+    taught["2S"] = taught["AS"] + 0.01  # the photo of AS was taken again as "2S"
+    with pytest.raises(DeckError, match=r"AS and 2S look the same to the reader \(2S.jpg, AS.jpg\)"):
+        memory_of(taught).check()
+    with pytest.raises(DeckError, match=f"only 3 different cards taught; teach at least {MIN_CARDS}"):
+        memory_of({c: rng.normal(size=16) for c in ("AS", "2S", "3S")}).check()
+
+
+def test_a_kept_corner_is_seen_in_every_view_at_the_reader_size() -> None:
+    kept = np.random.default_rng(2).integers(0, 255, (64, 64, 3), np.uint8)
+    seen = views(kept)
+    assert len(seen) == len(VIEWS) and all(v.shape == (48, 48, 3) for v in seen)
+    assert not np.array_equal(seen[0], seen[3])  # turned
+
+
+# -------------------------------------------------------------------------------------------- the shelf
+
+
+@pytest.fixture(scope="module")
+def reader() -> CornerReader:
+    if not DEFAULT_READER.is_file():
+        pytest.skip("models/reader.onnx not exported")
+    return CornerReader(DEFAULT_READER, threads=1).load()
+
+
+def small_memory(reader: CornerReader, name: str = "Family") -> DeckMemory:
+    patches = np.random.default_rng(3).integers(0, 255, (3, 64, 64, 3), np.uint8)
+    return DeckMemory.build(name, ("AS", "2S", "3S"), patches, ("a.jpg", "a.jpg", "b.jpg"), reader)
+
+
+@needs_reader
+def test_a_saved_deck_loads_as_it_was_and_is_listed(tmp_path: Path, reader: CornerReader) -> None:
+    shelf = DeckShelf(tmp_path)
+    memory = small_memory(reader)
+    shelf.save(memory)
+    assert shelf.names() == ["Family"]
+    loaded = shelf.load("Family", reader)
+    assert loaded.codes == memory.codes and loaded.sources == memory.sources
+    assert np.array_equal(loaded.patches, memory.patches) and np.array_equal(loaded.features, memory.features)
+    assert shelf.info("Family")["cards"] == ["AS", "2S", "3S"]
+    with pytest.raises(DeckError, match="exists"):
+        shelf.save(memory)
+    assert sorted(p.name for p in shelf.root.iterdir()) == ["Family"]
+
+
+@needs_reader
+def test_a_save_cut_short_leaves_nothing_behind(
+    tmp_path: Path, reader: CornerReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shelf = DeckShelf(tmp_path)
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", full_disk)
+    with pytest.raises(DeckError, match="could not save deck 'Family': No space left on device"):
+        shelf.save(small_memory(reader))
+    assert list(shelf.root.iterdir()) == [] and shelf.names() == []
+
+
+@needs_reader
+def test_replacing_a_deck_that_fails_keeps_the_old_one(
+    tmp_path: Path, reader: CornerReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shelf = DeckShelf(tmp_path)
+    shelf.save(small_memory(reader))
+    before = (shelf.path("Family") / INFO_FILE).read_bytes()
+    monkeypatch.setattr(
+        np, "savez_compressed", lambda *a, **k: (_ for _ in ()).throw(OSError(5, "I/O error"))
+    )
+    with pytest.raises(DeckError):
+        shelf.save(small_memory(reader), replace=True)
+    assert (shelf.path("Family") / INFO_FILE).read_bytes() == before
+    assert sorted(p.name for p in shelf.root.iterdir()) == ["Family"]
+
+
+@needs_reader
+def test_removing_a_deck_removes_its_folder_whole(tmp_path: Path, reader: CornerReader) -> None:
+    shelf = DeckShelf(tmp_path)
+    shelf.save(small_memory(reader))
+    shelf.remove("Family")
+    assert shelf.names() == [] and list(shelf.root.iterdir()) == []
+    with pytest.raises(DeckError, match=r"no taught deck 'Family' \(none taught yet\)"):
+        shelf.remove("Family")
+    with pytest.raises(DeckError, match="no taught deck 'Other'"):
+        shelf.load("Other", reader)
+
+
+@needs_reader
+def test_a_damaged_deck_is_named_not_a_traceback(tmp_path: Path, reader: CornerReader) -> None:
+    shelf = DeckShelf(tmp_path)
+    folder = shelf.save(small_memory(reader))
+    (folder / "memory.npz").write_bytes(b"not a zip")
+    with pytest.raises(DeckError, match="damaged"):
+        shelf.load("Family", reader)
+
+
+@needs_reader
+def test_a_deck_taught_with_another_reader_is_rebuilt_from_its_patches(
+    tmp_path: Path, reader: CornerReader
+) -> None:
+    shelf = DeckShelf(tmp_path)
+    memory = small_memory(reader)
+    memory.reader, kept = "another", memory.features.copy()
+    memory.features = np.zeros_like(memory.features)
+    shelf.save(memory)
+    loaded = shelf.load("Family", reader)
+    assert loaded.reader == reader_fingerprint(reader)
+    assert np.allclose(loaded.features, kept, atol=1e-5)
+
+
+@needs_reader
+def test_without_a_deck_the_reader_reads_exactly_as_the_standard_one(reader: CornerReader) -> None:
+    image = np.random.default_rng(4).integers(0, 255, (240, 320, 3), np.uint8)
+    boxes = np.array([[20, 20, 50, 60], [100, 80, 130, 120], [200, 150, 240, 200]], np.float32)
+    standard = [a.tobytes() for a in reader.read(image, boxes)]
+
+    class Detector:
+        pass
+
+    detector = Detector()
+    detector.reader = reader  # type: ignore[attr-defined]
+    use_deck(detector, small_memory(reader))
+    assert [a.tobytes() for a in reader.read(image, boxes)] != standard
+    use_deck(detector, None)
+    assert [a.tobytes() for a in reader.read(image, boxes)] == standard

@@ -1,0 +1,184 @@
+"""Teach the card reader your own deck, list the taught decks, remove one.
+
+  tabletally deck learn NAME PHOTO... [--order "AH 2H ... KH"]...  teach deck NAME from photos
+  tabletally deck list                                              the taught decks
+  tabletally deck remove NAME                                       forget deck NAME
+
+A photo named by a card code (QH.jpg, 10S.png, JK-2.jpg: a suffix after "-" tells two photos of one card
+apart) shows that one card, face up. Any other photo is a row of cards, listed left to right by one
+--order each, in the order the row photos are given (a second row below the first continues it). Every
+photo is read and matched before anything is saved; a problem (an unknown code, a photo with no card or
+with too many, a row read as another suit, too few cards, two cards that look alike) is one line on
+standard error and nothing is saved. `tabletally detect --deck NAME` and the kiosk's Settings read with a
+taught deck; removing it restores the standard reading exactly.
+
+Decks live in the data directory (--data-dir, else $TABLETALLY_DATA_DIR, else the user data directory),
+in decks/NAME/. Exit status: 0 done; 1 a photo or the deck was refused (nothing saved); 2 a bad option;
+3 the model files are missing or broken.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_USAGE = 2
+EXIT_BAD_MODEL = 3
+
+
+def _data_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        help="where the decks live (default: $TABLETALLY_DATA_DIR or the user data dir)",
+    )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION")
+    learn = sub.add_parser("learn", help="teach a deck from photos of its cards")
+    learn.add_argument("name", metavar="NAME", help="the deck's name, e.g. 'Grandma's red deck'")
+    learn.add_argument("photos", metavar="PHOTO", nargs="+", type=Path, help="photos (see above)")
+    learn.add_argument(
+        "--order",
+        action="append",
+        default=[],
+        metavar="CODES",
+        help="the cards of the next row photo, left to right, e.g. 'AH 2H 3H ... KH'",
+    )
+    how = learn.add_mutually_exclusive_group()
+    how.add_argument("--add", action="store_true", help="add these cards to the deck NAME already taught")
+    how.add_argument("--replace", action="store_true", help="replace the deck NAME already taught")
+    listing = sub.add_parser("list", help="list the taught decks")
+    remove = sub.add_parser("remove", help="remove a taught deck")
+    remove.add_argument("name", metavar="NAME")
+    for p in (learn, listing, remove):
+        _data_dir_option(p)
+
+
+def _say(message: str) -> None:
+    print("tabletally deck: " + " ".join(message.split()), file=sys.stderr)
+
+
+def _data_dir(args: argparse.Namespace) -> Path:
+    from ui.store import default_data_dir
+
+    return Path(args.data_dir) if getattr(args, "data_dir", None) else default_data_dir()
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action is None:
+        _say("say what to do: learn, list or remove (tabletally deck --help)")
+        return EXIT_USAGE
+    from vision.deck import DeckError, DeckShelf
+
+    shelf = DeckShelf(_data_dir(args))
+    try:
+        if args.action == "list":
+            return _list(shelf)
+        if args.action == "remove":
+            shelf.remove(args.name)
+            print(f"removed deck {args.name.strip()!r}; the standard reading is back")
+            return EXIT_OK
+        return _learn(shelf, args)
+    except DeckError as exc:
+        for line in exc.problems:
+            _say(line)
+        return EXIT_REFUSED
+
+
+def _list(shelf: object) -> int:
+    from vision.deck import DeckShelf
+
+    assert isinstance(shelf, DeckShelf)
+    names = shelf.names()
+    if not names:
+        print(f"no taught decks in {shelf.root} (teach one: tabletally deck learn NAME PHOTO...)")
+        return EXIT_OK
+    for name in names:
+        info = shelf.info(name)
+        cards, photos = len(info.get("cards", [])), len(info.get("photos", []))
+        plural = "s" * (photos != 1)
+        print(f"{name}: {cards} cards from {photos} photo{plural}, taught {info.get('created', '?')}")
+    return EXIT_OK
+
+
+def _learn(shelf: object, args: argparse.Namespace) -> int:
+    from vision.camera import load_image
+    from vision.deck import DeckError, DeckShelf, TeachPhoto, check_deck_name, parse_order, teach
+    from vision.detector import CardDetector
+    from vision.types import ImageError, ModelError
+
+    assert isinstance(shelf, DeckShelf)
+    name = check_deck_name(args.name)
+    exists = name in shelf.names()
+    if exists and not (args.add or args.replace):
+        raise DeckError(
+            f"a deck named {name!r} is already taught: --add to add to it, --replace to start over"
+        )
+    if args.add and not exists:
+        raise DeckError(f"no taught deck {name!r} to add to")
+
+    problems: list[str] = []
+    singles: list[tuple[Path, str]] = []
+    rows: list[Path] = []
+    from vision.deck import code_from_filename
+
+    for path in args.photos:
+        try:
+            singles.append((path, code_from_filename(path)))
+        except DeckError:
+            rows.append(path)
+    if len(rows) != len(args.order):
+        named = ", ".join(p.name for p in rows) or "none"
+        raise DeckError(
+            f"{len(rows)} row photo{'s' * (len(rows) != 1)} ({named}) but {len(args.order)} --order: give "
+            "each photo that is not named by a card code (QH.jpg) its cards left to right with --order"
+        )
+    orders: list[tuple[str, ...]] = []
+    for path, text in zip(rows, args.order, strict=True):
+        try:
+            orders.append(parse_order(text))
+        except DeckError as exc:
+            problems.append(f"--order for {path.name}: {exc}")
+    photos: list[TeachPhoto] = []
+    for path, codes in [*((p, (c,)) for p, c in singles), *zip(rows, orders, strict=False)]:
+        try:
+            photos.append(TeachPhoto(path.name, load_image(path), codes))
+        except ImageError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise DeckError(problems)
+
+    try:
+        detector = CardDetector()
+        detector.load()
+        reader = detector.reader
+        if reader is None:
+            raise DeckError("teaching a deck needs the corner reader, which is off (unset TABLETALLY_READER)")
+        into = shelf.load(name, reader) if args.add else None
+    except ModelError as exc:
+        _say(str(exc))
+        return EXIT_BAD_MODEL
+    start = time.perf_counter()
+    try:
+        memory, matches = teach(name, photos, detector, into=into)
+    except ModelError as exc:
+        _say(str(exc))
+        return EXIT_BAD_MODEL
+    seconds = time.perf_counter() - start
+    by_photo: dict[str, list[str]] = {}
+    for m in matches:
+        by_photo.setdefault(m.photo, []).append(m.code if m.agrees else f"{m.code} (read {m.read})")
+    for photo, words in by_photo.items():
+        print(f"{photo}: {' '.join(words)}")
+    folder = shelf.save(memory, replace=exists)
+    print(
+        f"deck {name!r} {'updated' if exists else 'saved'}: {len(memory.cards)} cards from "
+        f"{len(set(memory.sources))} photos in {seconds:.1f} s ({folder})"
+    )
+    return EXIT_OK
