@@ -82,8 +82,9 @@ class _CameraBase:
 
 
 def load_image(path: str | Path) -> np.ndarray:
-    """Read a photo as a BGR uint8 array; :class:`ImageError` naming the file if that is impossible."""
-    import cv2
+    """Read a photo as a BGR uint8 array; :class:`ImageError` naming the file if that is impossible,
+    including a picture over the pixel budget (checked from the header before decoding: vision.decode)."""
+    from vision.decode import decode_image
 
     p = Path(path)
     if not p.exists():
@@ -92,11 +93,11 @@ def load_image(path: str | Path) -> np.ndarray:
         raise ImageError(f"{p}: not a file")
     if p.stat().st_size == 0:
         raise ImageError(f"{p}: the file is empty")
-    data = np.fromfile(p, dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    if image is None or image.size == 0:
-        raise ImageError(f"{p}: not a readable image (JPEG, PNG, BMP, WebP or TIFF expected)")
-    return image
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ImageError(f"{p}: cannot read the file: {exc.strerror or exc}") from exc
+    return decode_image(data, p)
 
 
 class FolderCamera(_CameraBase):

@@ -205,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.camera import load_image
+    from vision.decode import has_colour
     from vision.detector import CardDetector, Detector
     from vision.pipeline import annotate, read_cards
     from vision.types import ImageError, ModelError
@@ -253,6 +254,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             image = load_image(image_path)
             reading = read_cards(image, detector, n_hands=args.hands, name=image_path, decks=args.decks)
+            if not has_colour(image):
+                _say(
+                    f"{image_path}: warning: the photo has no colour, so red suits cannot be told from black "
+                    "ones (hearts and diamonds read as spades and clubs)"
+                )
         except ImageError as exc:
             _say(str(exc))
             status = max(status, EXIT_BAD_IMAGE)

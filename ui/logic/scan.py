@@ -374,6 +374,10 @@ class Scanner:
                 result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
         except Exception as exc:  # noqa: BLE001 - keep the photo; the players can type the cards
             return photo_only(_reading_message(exc))
+        from vision.decode import has_colour
+
+        if not has_colour(image) and not result.error:  # red suits read as black ones: say so
+            result = ScanResult(**{**result.__dict__, "error": no_colour_message()})
         self.last_times.update(read=result.ms, worker=(time.perf_counter() - begun) * 1000)
         self._set_phase(ScanPhase.DONE, on_progress)
         return result
@@ -449,6 +453,13 @@ def _camera_message(exc: BaseException) -> str:
 
 def _reading_message(exc: BaseException) -> str:
     return _("Could not read the cards: {reason} Type them instead.").format(reason=_sentence(exc))
+
+
+def no_colour_message() -> str:
+    return _(
+        "This photo has no colour, so hearts and diamonds cannot be told from spades and clubs. Check every "
+        "red card, or set the camera to colour."
+    )
 
 
 def _model_message(exc: BaseException) -> str:
