@@ -115,17 +115,26 @@ def test_smoke_train_one_tiny_epoch_export_and_read(tiny_data: Path, tmp_path: P
     assert again.is_file()
 
 
+@pytest.fixture(scope="module")
+def shipped() -> tuple[OnePass, CornerReader]:
+    """The shipped detector (one pass) and corner reader, loaded once for the module."""
+    return OnePass(), CornerReader(DEFAULT_READER).load()
+
+
 # The same held-out design as the detector's test (tigullio, never in training): the reader, given the
 # detector's box of the card's top-left corner, names the card.
 @pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="models/reader.onnx not exported yet")
 @pytest.mark.parametrize("code", ["AS", "8S", "10S", "QS", "3H", "JH", "KH", "5D", "QD", "6C", "KC", "JK"])
-def test_shipped_reader_names_a_rendered_card_from_its_corner(faces_dir: Path, code: str) -> None:
+def test_shipped_reader_names_a_rendered_card_from_its_corner(
+    faces_dir: Path, code: str, shipped: tuple[OnePass, CornerReader]
+) -> None:
     face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
     assert face is not None
     photo = on_table(face)
-    boxes = np.array([d.box for d in OnePass().detect(photo, conf=0.2)], np.float32)
+    detector, reader = shipped
+    boxes = np.array([d.box for d in detector.detect(photo, conf=0.2)], np.float32)
     assert len(boxes), "the detector found no corner"
-    cards, none = CornerReader().read(photo, boxes)
+    cards, none = reader.read(photo, boxes)
     assert [CARD_CODES[int(i)] for i in cards.argmax(axis=1)] == [code] * len(boxes)
     assert float(none.max()) < 0.5
 
