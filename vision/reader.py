@@ -7,8 +7,8 @@ its box, cut from the photo at full resolution (:func:`corner_patch`), given to 
 "not a corner" score are a second opinion, which :meth:`vision.detector.CardDetector.reread` merges with
 the detector's scores.
 
-The patch geometry is shared with the training code (``models/reader_data.py``), so the model sees at run
-time exactly what it was trained on.
+The patch geometry is shared with the training code (``models/training/reader/data.py``), so the model
+sees at run time exactly what it was trained on.
 """
 
 from __future__ import annotations
