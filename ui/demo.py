@@ -299,7 +299,7 @@ def set_hand(
     flow = app.kiosk.jhyap
     if sorted(c.code for c in flow.hands.get(player) or []) == sorted(cards):
         return
-    yield from d.press(f"hand-{seat}", "menu-type", "clear")
+    yield from d.press(f"total-{seat}", "menu-type", "clear")
     for code in cards:
         yield from d.press("rank-JK") if code == "JK" else d.press(f"rank-{code[:-1]}", f"suit-{code[-1]}")
     if shot:
@@ -307,11 +307,16 @@ def set_hand(
     yield from d.press("done")
 
 
-def set_team(d: Driver, app: Any, team: str, cards: list[str], shot: str | None = None) -> Script:
+def set_team(d: Driver, app: Any, team: str, cards: list[str] | None, shot: str | None = None) -> Script:
+    """Make a team's pile hold exactly ``cards`` (None: not counted, the other team's cards decide)."""
     flow = app.kiosk.seep
+    if cards is None:
+        if flow.captured.get(team) is not None:
+            yield from d.press(f"team-{team}", "menu-clear")
+        return
     if sorted(c.code for c in flow.captured.get(team) or []) == sorted(cards):
         return
-    yield from d.press(f"type-{team}", "clear")
+    yield from d.press(f"team-{team}", "menu-type", "clear")
     for code in cards:
         yield from d.press(f"rank-{code[:-1]}", f"suit-{code[-1]}")
     if shot:
@@ -338,6 +343,10 @@ def new_jhyap(d: Driver, app: Any, typed: bool = True) -> Script:
     yield from d.press("rules-done")
     yield from d.shot("new-jhyap-ready")
     yield from d.press("start")
+    # Where everyone sits: asked once a night for this many players (a layout, or a tap per seat).
+    yield from d.press("seats-square")
+    yield from d.shot("seats")
+    yield from d.press("seats-round", "seats-done")
     step("jhyap started")
 
 
@@ -372,10 +381,10 @@ def play_round(
         before = flow.codes()
         first, second = flow.active[0], flow.active[1]
         for again in (False, True):
-            yield from d.press("hand-0", "menu-swap")
+            yield from d.press("total-0")
             if shots and not again:
                 yield from d.shot("swap-hands")
-            yield from d.press(f"other-{second}")
+            yield from d.press("swap-0")
             if not again and flow.codes()[second] != before[first]:
                 raise DemoError(f"swapping hands did not give {second} the cards of {first}")
         if flow.codes() != before:
@@ -384,14 +393,16 @@ def play_round(
         shot = "type-hand" if (shots and number == 1 and seat == 1) else None
         yield from set_hand(d, app, seat, player, hands[player], shot)
     if shots and number == 1:
-        # Tap a card as a player would to check it: the picker (13 ranks x 4 suits + joker) opens on it.
+        # Tap a card as a player would to check it: what it may be, whose it is, each one tap.
         yield from d.press("card-1-0")
+        yield from d.shot("card-menu")
+        yield from d.press("other-card")
         yield from d.shot("card-picker")
-        yield from d.press("keep")
+        yield from d.press("cancel")
     if shots:
         yield from d.shot(f"round{number}-ready")
     started = time.perf_counter()
-    d.tap("confirm")  # scores the round, commits it and draws the result screen before it returns
+    d.tap("confirm")  # scores the round, commits it and draws the next round's screen with its result
     d.timed("confirm_to_result_ms", time.perf_counter() - started)
     yield
     step(f"round {number} scored")
@@ -409,13 +420,11 @@ def jhyap_game(d: Driver, app: Any) -> Script:
             yield from d.press("back-to-game")
         if number == 3:
             # Edit round 1 (a disputed hand): open it, change nothing, save; every later round is recomputed.
-            yield from d.press("edit")
+            yield from d.press("details", "edit")
             yield from d.shot("edit-menu")
             yield from d.press("edit-0")
             yield from d.shot("edit-round1")
-            yield from d.press("confirm")
-        if app.kiosk.game.status.value == "playing":
-            yield from d.press("next")
+            yield from d.press("confirm", "next")
     yield from d.press("scores")
     yield from d.shot("scores-final")
     yield from d.press("back-to-game", "next")
@@ -436,29 +445,27 @@ def seep_game(d: Driver, app: Any) -> Script:
         for team, when in sweeps:
             yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
         yield from d.shot(f"deal{number}-sweeps")
+        # One photo of both piles, one on each half of the table.
+        yield from d.press("scan-both")
+        yield from wait_idle(app)
+        if number == 1:
+            yield from d.shot(f"deal{number}-scanned")
         for team, cards in captured.items():
-            if cards is None:
-                continue
-            yield from d.press(f"scan-{team}")
-            yield from wait_idle(app)
-            if number == 1:
-                yield from d.shot(f"deal{number}-scanned-{team}")
             yield from set_team(
                 d,
                 app,
                 team,
-                cards[:-1] if number == 2 and team == "B" else cards,
-                shot="type-points" if number == 1 else None,
+                cards[:-1] if number == 2 and team == "B" and cards else cards,
+                shot="type-points" if number == 1 and team == "A" else None,
             )
         if number == 2:
             # B's ace of clubs is not typed yet: the 100-point check names it.
             yield from d.shot("deal2-missing-card")
-            yield from d.press("add-B", "rank-A", "suit-C")
+            yield from d.press("add-1", "rank-A", "suit-C")
         yield from d.shot(f"deal{number}-ready")
-        yield from d.press("confirm")
+        yield from d.press("confirm")  # scores the deal; the next deal's screen shows its result
         yield from d.shot(f"deal{number}-result")
         step(f"deal {number} scored")
-        yield from d.press("next")
     yield from d.press("scores")
     yield from d.shot("seep-scores")
     yield from d.press("back-to-game", "scores", "end", "sheet-yes")
@@ -517,7 +524,6 @@ def crash_script(d: Driver, app: Any) -> Script:
     yield from new_jhyap(d, app)
     for number, (caller, hands) in enumerate(ROUNDS[:2], 1):
         yield from play_round(d, app, number, caller, hands, shots=False)
-        yield from d.press("next")
     caller, hands = ROUNDS[2]
     flow = app.kiosk.jhyap
     d.tap(f"caller-{flow.active.index(caller)}")
@@ -542,6 +548,116 @@ def resume_script(d: Driver, app: Any) -> Script:
         "hands": {p: [c.code for c in h] if h is not None else None for p, h in flow.hands.items()},
     }
     print("RESUMED " + json.dumps(summary, ensure_ascii=False), flush=True)
+
+
+class ScriptedTable:
+    """What the tap-count script's detector "reads": the scripted hands laid in front of each seat (or the
+    Seep piles on their halves), corner boxes in photo pixels, with a misread or misplaced card on demand.
+    It goes in a :class:`vision.fake.FakeDetector`, so the count is the kiosk's own, photo to score."""
+
+    def __init__(self) -> None:
+        self.hands: list[list[str]] = []  # by seat
+        self.seats: list[tuple[float, float]] = []
+        self.centre = (0.5, 0.5)
+        self.misread: tuple[str, str] | None = None  # (true code, code read)
+        self.misplaced: tuple[str, int] | None = None  # (code, seat it lies in front of)
+
+    def detections(self, image: Any) -> list[Any]:
+        from vision.types import Detection
+
+        h, w = image.shape[:2]
+        size = 0.05 * min(w, h)
+        out = []
+        lay: list[tuple[str, int]] = [(c, s) for s, hand in enumerate(self.hands) for c in hand]
+        counts = [0] * len(self.seats)
+        for code, seat in lay:
+            if self.misplaced and code == self.misplaced[0]:
+                seat = self.misplaced[1]
+            sx, sy = self.seats[seat]
+            cx, cy = self.centre
+            # In front of the seat, a quarter of the way in; cards side by side across the seat's direction.
+            x, y = (sx + (cx - sx) * 0.25) * w, (sy + (cy - sy) * 0.25) * h
+            dx, dy = -(sy - cy) * h, (sx - cx) * w
+            norm = max(1.0, (dx * dx + dy * dy) ** 0.5)
+            k = counts[seat] - 2
+            counts[seat] += 1
+            x, y = x + dx / norm * k * size * 1.6, y + dy / norm * k * size * 1.6
+            box = (x - size / 3, y - size / 2, x + size / 3, y + size / 2)
+            if self.misread and code == self.misread[0]:
+                out.append(Detection(self.misread[1], 0.4, box, ((code, 0.35),)))
+            else:
+                out.append(Detection(code, 0.95, box))
+        return out
+
+
+def tap_count_script(d: Driver, app: Any) -> Script:
+    """Counts the taps of a Jhyap round and a Seep deal on the real screens, the camera's reading scripted
+    (vision.fake.FakeDetector): read right, one card misread, one card misplaced; a Seep deal read right."""
+    from ui.logic.check import card_choices, jhyap_view
+    from ui.logic.scan import Scanner
+    from vision.fake import FakeDetector
+
+    table = ScriptedTable()
+    app.scanner = Scanner(
+        app.camera_spec(), None, dispatch=app._dispatch, detector=FakeDetector(table.detections)
+    )
+    counts: dict[str, int] = {}
+    yield 0.2
+    yield from new_jhyap(d, app)
+    caller, hands = ROUNDS[0]
+    seats = app.kiosk.seat_map()
+    table.seats, table.centre = list(seats.seats), seats.centre
+    table.hands = [hands[p] for p in PLAYERS]
+    for case in ("read right", "one card misread", "one card misplaced"):
+        table.misread = ("9C", "6C") if case == "one card misread" else None
+        table.misplaced = ("8S", 3) if case == "one card misplaced" else None  # Chandra's 8S by Dipa's hand
+        before = d.taps
+        yield from d.press("scan-table")
+        yield from wait_idle(app)
+        flow = app.kiosk.jhyap
+        if flow.caller != caller:
+            yield from d.press(f"caller-{flow.active.index(caller)}")
+        if case == "one card misread":
+            seat = PLAYERS.index("बिकास")
+            index = [c.code for c in flow.hands["बिकास"]].index("6C")
+            yield from d.press(f"card-{seat}-{index}")
+            yield from d.shot("taps-misread")
+            yield from d.press("alt-9C")
+        if case == "one card misplaced":
+            seat = PLAYERS.index("Dipa")
+            index = [c.code for c in flow.hands["Dipa"]].index("8S")
+            yield from d.press(f"card-{seat}-{index}")
+            choices = card_choices(flow, jhyap_view(flow), "Dipa", index)
+            yield from d.shot("taps-misplaced")
+            yield from d.press(f"move-{[o for o, _ in choices.move_to].index('Chandra')}")
+        if flow.codes() != hands:
+            raise DemoError(f"{case}: the round holds {flow.codes()}, not {hands}")
+        yield from d.press("confirm")
+        counts[f"jhyap, {case}"] = d.taps - before
+    # Seep: one photo of both piles; the first team's pile on the near half.
+    yield from d.press("back")  # the round screen -> home
+    yield from d.press("new-seep")
+    for name in PLAYERS:
+        recent = app.screens["new_game"].form.recent_choices()
+        d.tap(f"recent-{recent.index(name)}")
+        yield
+    yield from d.press("start")
+    captured, sweeps = DEALS[1]
+    halves = app.kiosk.seep.halves
+    table.seats, table.centre = list(halves.seats), halves.centre
+    table.hands = [list(captured["A"] or []), list(captured["B"] or [])]
+    table.misread = table.misplaced = None
+    before = d.taps
+    for team, when in sweeps:
+        yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
+    yield from d.press("scan-both")
+    yield from wait_idle(app)
+    if app.kiosk.seep.codes() != captured or app.kiosk.seep.missing():
+        raise DemoError(f"seep: the deal holds {app.kiosk.seep.codes()}, not {captured}")
+    yield from d.shot("taps-seep")
+    yield from d.press("confirm")
+    counts[f"seep, read right, {len(sweeps)} sweeps"] = d.taps - before
+    print("TAPS " + json.dumps(counts, ensure_ascii=False), flush=True)
 
 
 def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
@@ -592,6 +708,7 @@ SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "full": full_demo,
     "crash": crash_script,
     "resume": resume_script,
+    "taps": tap_count_script,
     "scan-speed": scan_speed_script,
 }
 

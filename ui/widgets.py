@@ -9,7 +9,7 @@ from typing import Any
 
 from kivy.core.text import DEFAULT_FONT, LabelBase
 from kivy.core.window import Window
-from kivy.graphics import Color, Line, Rectangle
+from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
 from kivy.metrics import dp
@@ -188,14 +188,40 @@ def scroller(content: Widget) -> ScrollView:
     return sv
 
 
+def dashed_rectangle(x: float, y: float, w: float, h: float, dash: float) -> list[list[float]]:
+    """The segments of a dashed rectangle's outline (Kivy draws dashes only one pixel wide)."""
+    out: list[list[float]] = []
+    for x0, y0, x1, y1 in (
+        (x, y, x + w, y),
+        (x + w, y, x + w, y + h),
+        (x + w, y + h, x, y + h),
+        (x, y + h, x, y),
+    ):
+        length = max(abs(x1 - x0), abs(y1 - y0))
+        steps = max(1, int(length // (2 * dash)))
+        for k in range(steps):
+            a, b = (2 * k) / (2 * steps), (2 * k + 1) / (2 * steps)
+            out.append([x0 + (x1 - x0) * a, y0 + (y1 - y0) * a, x0 + (x1 - x0) * b, y0 + (y1 - y0) * b])
+    return out
+
+
 class CardChip(Button):
-    """One card as a tappable chip: white like a card, red or black suit, orange ring when uncertain."""
+    """One card as a tappable chip: white like a card, red or black suit, outlined in its holder's colour.
+    A card in doubt is marked by shape as well as colour: a dashed orange outline and a "?" badge; a card
+    the packs cannot hold that often has a red outline."""
 
     name = StringProperty("")
     uncertain = BooleanProperty(False)
     flagged = BooleanProperty(False)
 
-    def __init__(self, card: HandCard, on_tap: Callable[[], None] | None = None, **kw: Any) -> None:
+    def __init__(
+        self,
+        card: HandCard,
+        on_tap: Callable[[], None] | None = None,
+        outline: Sequence[float] | None = None,
+        **kw: Any,
+    ) -> None:
+        self._outline = tuple(outline) if outline is not None else None
         code = card.code
         red = code != JOKER and code[-1] in RED_SUITS
         kw.setdefault("size_hint", (None, None))
@@ -212,22 +238,48 @@ class CardChip(Button):
             **kw,
         )
         self.uncertain = card.needs_look
-        with self.canvas.after:
-            self._ring_colour = Color(0, 0, 0, 0)
-            self._ring = Line(rectangle=(0, 0, 1, 1), width=dp(2.5))
-        self.bind(pos=self._ring_redraw, size=self._ring_redraw, flagged=self._ring_redraw)
+        self._badge: Label | None = None
+        self.bind(
+            pos=self._ring_redraw,
+            size=self._ring_redraw,
+            flagged=self._ring_redraw,
+            uncertain=self._ring_redraw,
+        )
         self._ring_redraw()
         if on_tap is not None:
             self.bind(on_release=lambda *_: on_tap())
 
     def _ring_redraw(self, *_: Any) -> None:
-        if self.flagged:
-            self._ring_colour.rgba = DANGER
-        elif self.uncertain:
-            self._ring_colour.rgba = WARN
-        else:
-            self._ring_colour.rgba = (0, 0, 0, 0)
-        self._ring.rectangle = (self.x + 2, self.y + 2, self.width - 4, self.height - 4)
+        self.canvas.after.clear()
+        x, y, w, h = self.x + 2, self.y + 2, self.width - 4, self.height - 4
+        with self.canvas.after:
+            if self.flagged:
+                Color(*DANGER)
+                Line(rectangle=(x, y, w, h), width=dp(2.5))
+            elif self.uncertain:
+                Color(*WARN)
+                for seg in dashed_rectangle(x, y, w, h, dp(6)):
+                    Line(points=seg, width=dp(2.5))
+            elif self._outline is not None:
+                Color(*self._outline)
+                Line(rectangle=(x, y, w, h), width=dp(2))
+            if self.uncertain:  # the "?" badge in the top right corner
+                r = min(dp(10), h / 4)
+                Color(*WARN)
+                Ellipse(pos=(self.right - 2 * r - 1, self.top - 2 * r - 1), size=(2 * r, 2 * r))
+        if self.uncertain:
+            if self._badge is None:
+                self._badge = Label(text="?", bold=True, color=PRIMARY_TEXT, size_hint=(None, None))
+                self.add_widget(self._badge)
+            r = min(dp(10), h / 4)
+            self._badge.font_size = 1.6 * r
+            self._badge.size = (2 * r, 2 * r)
+            self._badge.text_size = self._badge.size
+            self._badge.halign = self._badge.valign = "center"
+            self._badge.pos = (self.right - 2 * r - 1, self.top - 2 * r - 1)
+        elif self._badge is not None:
+            self.remove_widget(self._badge)
+            self._badge = None
 
 
 def flow_layout(**kw: Any) -> Any:
@@ -277,6 +329,8 @@ class PhotoView(Widget):
     photo_size = ListProperty([0, 0])
     on_box = ObjectProperty(None, allownone=True)
     message = StringProperty("")
+    on_photo = ObjectProperty(None, allownone=True)  # a tap on the photo outside every box
+    show_labels = BooleanProperty(True)
     banner = StringProperty("")  # a note over the bottom of the photo (what the players should do next)
 
     def __init__(self, **kw: Any) -> None:
@@ -330,14 +384,22 @@ class PhotoView(Widget):
             if self._texture is not None and w and h:
                 Color(1, 1, 1, 1)
                 Rectangle(texture=self._texture, pos=(ox, oy), size=(w * scale, h * scale))
-            for _key, box, _label, state in self.boxes:
-                colour = {"uncertain": WARN, "flagged": DANGER, "fixed": SELECTED}.get(state, GOOD)
+            for entry in self.boxes:
+                _key, box, _label, state = entry[:4]
+                colour = self._box_colour(entry)
                 x, y, bw, bh = self.to_screen(box)
                 Color(*colour)
-                Line(rectangle=(x, y, bw, bh), width=dp(2.5 if state != "ok" else 1.6))
-        for _key, box, label, state in self.boxes:
+                if state == "uncertain":  # in doubt: dashed, as well as orange
+                    for seg in dashed_rectangle(x, y, bw, bh, dp(5)):
+                        Line(points=seg, width=dp(2.5))
+                else:
+                    Line(rectangle=(x, y, bw, bh), width=dp(2.5 if state != "ok" else 2))
+        for entry in self.boxes if self.show_labels else ():
+            _key, box, label, state = entry[:4]
             x, y, bw, bh = self.to_screen(box)
-            colour = {"uncertain": WARN, "flagged": DANGER, "fixed": SELECTED}.get(state, GOOD)
+            colour = self._box_colour(entry)
+            if state == "uncertain":
+                label = "? " + label
             tag = Label(
                 text=label,
                 font_size=font("s"),
@@ -406,20 +468,41 @@ class PhotoView(Widget):
             self.add_widget(tag)
             self._labels.append(tag)
 
+    @staticmethod
+    def _box_colour(entry: Sequence[Any]) -> Sequence[float]:
+        """A box's colour: orange in doubt, red over the packs, else its holder's colour (or green)."""
+        state = entry[3]
+        if state in ("uncertain", "flagged"):
+            return WARN if state == "uncertain" else DANGER
+        if len(entry) > 4 and entry[4] is not None:
+            return tuple(entry[4])
+        return SELECTED if state == "fixed" else GOOD
+
     def on_touch_down(self, touch: Any) -> bool:
+        if self.on_photo is not None and self.collide_point(*touch.pos) and self.boxes_hit(touch) is None:
+            self.on_photo()
+            return True
         if not self.collide_point(*touch.pos) or self.on_box is None:
             return bool(super().on_touch_down(touch))
+        best = self.boxes_hit(touch)
+        if best is not None:
+            self.on_box(best)
+            return True
+        return bool(super().on_touch_down(touch))
+
+    def boxes_hit(self, touch: Any) -> Any:
+        """The key of the box under the touch (with a finger-sized margin round small boxes), or None."""
+        if self.on_box is None:
+            return None
         best = None
-        for key, box, _label, _state in self.boxes:
+        for entry in self.boxes:
+            key, box = entry[0], entry[1]
             x, y, bw, bh = self.to_screen(box)
             pad = max(0.0, (TOUCH - min(bw, bh)) / 2)  # small boxes still get a finger-sized target
             if x - pad <= touch.x <= x + bw + pad and y - pad <= touch.y <= y + bh + pad + font("s") * 1.3:
                 best = key
                 break
-        if best is not None:
-            self.on_box(best)
-            return True
-        return bool(super().on_touch_down(touch))
+        return best
 
 
 # -- the chart ----------------------------------------------------------------------------------------
@@ -430,13 +513,14 @@ class Chart(Widget):
 
     series = ObjectProperty({})
     limit = NumericProperty(0)
+    x_unit = StringProperty("round")  # what one step along the bottom is: "round" (Jhyap) or "deal" (Seep)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self._labels: list[Label] = []
         self.bind(pos=self.redraw, size=self.redraw, series=self.redraw, limit=self.redraw)
 
-    def redraw(self, *_: Any) -> None:
+    def redraw(self, *_args: Any) -> None:
         for lbl in self._labels:
             self.remove_widget(lbl)
         self._labels = []
@@ -446,7 +530,11 @@ class Chart(Widget):
             return
         n = max(len(v) for v in series.values())
         top = max([self.limit] + [max(v) for v in series.values() if v] + [1])
-        pad_l, pad_b, pad_t = dp(40), dp(26), dp(8)
+        marks = [0, self.limit] if self.limit else [0, top]
+        # Room on the left for the widest number, below for the axis word (both a line of small text high).
+        line = font("xs") * 1.5
+        pad_l = max(dp(30), max(len(num(v)) for v in marks) * font("xs") * 0.62 + dp(10))
+        pad_b, pad_t = line + dp(4), line / 2
         x0, y0 = self.x + pad_l, self.y + pad_b
         w, h = max(1.0, self.width - pad_l - dp(8)), max(1.0, self.height - pad_b - pad_t)
 
@@ -476,26 +564,28 @@ class Chart(Widget):
                     Line(points=pts, width=dp(2))
                 else:
                     Line(circle=(pts[0], pts[1], dp(3)), width=dp(2))
-        for value in [0, self.limit] if self.limit else [0, top]:
+        for value in marks:
             lbl = Label(
                 text=num(value),
                 font_size=font("xs"),
                 color=MUTED,
                 size_hint=(None, None),
-                size=(pad_l - dp(4), dp(20)),
-                pos=(self.x, pt(0, value)[1] - dp(10)),
+                size=(pad_l - dp(4), line),
+                pos=(self.x, pt(0, value)[1] - line / 2),
                 halign="right",
             )
             lbl.text_size = lbl.size
             self.add_widget(lbl)
             self._labels.append(lbl)
         lbl = Label(
-            text=_("round {n}").format(n=num(n - 1)) if n > 1 else "",
+            text=(_("deal {n}") if self.x_unit == "deal" else _("round {n}")).format(n=num(n - 1))
+            if n > 1
+            else "",
             font_size=font("xs"),
             color=MUTED,
             size_hint=(None, None),
-            size=(dp(90), dp(20)),
-            pos=(x0 + w - dp(90), self.y + dp(2)),
+            size=(dp(120), line),
+            pos=(x0 + w - dp(120), self.y + dp(2)),
             halign="right",
         )
         lbl.text_size = lbl.size

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ui.logic.card_edit import TABLE_CARDS
-from ui.logic.check import TABLE_COLOUR, card_choices, jhyap_view, seep_view
+from ui.logic.check import TABLE_COLOUR, card_choices, fit_chips, jhyap_view, seep_view
 from ui.logic.jhyap_round import TABLE
 from ui.logic.kiosk import Kiosk, KioskError
 from ui.logic.scan import HandCard, ScanResult
@@ -186,3 +186,32 @@ def test_the_round_draft_keeps_the_table_cards_seats_and_guessed_caller(kiosk: K
     flow = again.jhyap
     assert [c.code for c in flow.table_cards] == ["7H"]
     assert flow.caller == "Asha" and flow.caller_guessed and flow.seated
+
+
+def test_every_card_of_a_hand_fits_its_row_without_scrolling() -> None:
+    # Five cards in a landscape row (about 330 px beside the name and total): one line, no shrinking.
+    assert fit_chips(5, 330, 60, 62) == (62, 56, 5)
+    # Seven in a row with room for one line: narrower chips, all on it.
+    w, h, per = fit_chips(7, 330, 60, 62)
+    assert per == 7 and 7 * w + 6 * 4 <= 330 and w < 62
+    # Seven in a taller row: two lines of fingertip-wide chips.
+    w, h, per = fit_chips(7, 330, 100, 62)
+    assert per == 4 and w >= 48 and 2 * h + 4 <= 100
+    # A Seep pile of 17 point cards in a taller row: two lines of finger-sized chips.
+    w, h, per = fit_chips(17, 330, 120, 62)
+    assert per * 2 >= 17 and w >= 30 and h >= 40
+    # No room at all: as narrow as it takes, on one line, nothing hidden.
+    w, h, per = fit_chips(30, 330, 50, 62)
+    assert per == 30 and w * 30 <= 330
+
+
+def test_a_joker_in_a_seep_photo_is_shown_and_refused_not_a_crash(kiosk: Kiosk) -> None:
+    start(kiosk, "seep")
+    cards = (
+        HandCard("JK", 0.9, False, (100, 700, 140, 756)),
+        HandCard("AS", 0.9, False, (100, 200, 140, 256)),
+    )
+    kiosk.record_scan(ScanResult(BOTH, cards, (), 1000, 1000, jpeg=b"jpeg"))
+    view = seep_view(kiosk.seep)
+    assert view.rows[0].total is None and view.rows[1].total == 1
+    assert "joker" in kiosk.seep.problems()[0].lower()

@@ -61,6 +61,7 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
     assert result["screen_errors"] == []
     assert result["ok"] and result["games"] == 2
     assert result["small_targets"] == [], "touch targets under 48 px or off screen"
+    assert result["cut_text"] == [], "text cut, shortened or running out of its box"
     # Every screen was saved, at the asked size.
     shots = sorted((out / size).glob("*.png"))
     names = {p.name.split("-", 1)[1] for p in shots}
@@ -68,7 +69,9 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
         "home-empty.png",
         "keyboard-devanagari.png",
         "rules.png",
+        "seats.png",
         "round1-scanned.png",
+        "card-menu.png",
         "card-picker.png",
         "camera-failed.png",
         "round1-result.png",
@@ -178,3 +181,31 @@ def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> Non
     assert state["caller"] == caller
     assert state["hands"]["Asha"] == hands["Asha"]
     assert (tmp_path / "shots" / "landscape").is_dir()
+
+
+def test_the_demo_counts_two_taps_for_a_round_read_right_and_four_with_one_card_wrong(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ui.demo",
+            "--script",
+            "taps",
+            "--size",
+            "landscape",
+            "--data-dir",
+            str(tmp_path / "d"),
+        ],
+        cwd=ROOT,
+        env=demo_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    result = result_line(proc.stdout)
+    assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    taps = result_line(proc.stdout, "TAPS ")
+    assert taps["jhyap, read right"] == 2  # scan, score: the only low hand is the caller
+    assert taps["jhyap, one card misread"] == 4  # scan, the card, its right code, score
+    assert taps["jhyap, one card misplaced"] == 4  # scan, the card, "to <player>", score
+    assert taps["seep, read right, 2 sweeps"] == 2 + 2  # the sweeps, one photo of both piles, score

@@ -85,6 +85,19 @@ def team_name(log: dict[str, Any], team: str) -> str:
     return " & ".join(log["teams"][team])
 
 
+def seep_seating(log: dict[str, Any]) -> list[str]:
+    """The four Seep players round the table, partners opposite: A's first, B's first, A's second, B's."""
+    a, b = log["teams"]["A"], log["teams"]["B"]
+    return [a[0], b[0], a[1], b[1]]
+
+
+def seep_dealer(log: dict[str, Any], number: int) -> str:
+    """Who deals deal ``number`` (from 1): the first seat deals first, then the deal passes round the table
+    in seating order (the kiosk shows it; the scorer does not depend on it)."""
+    seats = seep_seating(log)
+    return seats[(number - 1) % len(seats)]
+
+
 def seep_board(log: dict[str, Any]) -> Board:
     state = games.seep_state(log)
     lead = state.lead
@@ -271,7 +284,19 @@ def game_stats(log: dict[str, Any]) -> GameStats:
         swept = ngettext("{n} sweep", "{n} sweeps", s).format(n=num(s))
         facts.append(f"{team_name(log, t)}: {baazis}, {swept}")
     winner = seep_winner(log)
-    headline = _("{winner} win!").format(winner=winner) if winner else _("The baazis are level")
+    if winner:
+        headline = _("{winner} win!").format(winner=winner)
+    elif seep.lead.team is not None:
+        # No baazi decided it, but a team was ahead when the game ended: say so, not "level".
+        headline = _("{team} ahead by {points}, no baazi won").format(
+            team=team_name(log, seep.lead.team), points=num(seep.lead.points)
+        )
+        if any(seep.baazis.values()):
+            headline = _("Baazis level; {team} ahead by {points}").format(
+                team=team_name(log, seep.lead.team), points=num(seep.lead.points)
+            )
+    else:
+        headline = _("The baazis are level")
     return GameStats(winner, headline, tuple(facts))
 
 

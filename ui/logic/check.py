@@ -10,9 +10,11 @@ place on the photo. :func:`card_choices` is the one-tap menu of a card: the code
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
+from scorer import ScorerError
 from ui.i18n import _
 from ui.logic import games
 from ui.logic.card_edit import TABLE_CARDS, CardEditing, Owner
@@ -135,7 +137,10 @@ def seep_view(flow: SeepDealFlow) -> CheckView:
     rows = []
     for k, (team, members) in enumerate(flow.teams.items()):
         cards = flow.captured.get(team)
-        points = games.seep_card_points([c.code for c in cards]) if cards is not None else None
+        try:
+            points = games.seep_card_points([c.code for c in cards]) if cards is not None else None
+        except ScorerError:
+            points = None  # a card Seep has no use for (a joker): the deal's problems say which
         rows.append(
             CheckRow(
                 team,
@@ -164,3 +169,26 @@ def card_choices(flow: CardEditing, view: CheckView, owner: Owner, index: int) -
     if owner is not TABLE_CARDS:
         move.append((TABLE_CARDS, _("To the table")))
     return CardChoices(mark, alternatives, tuple(move))
+
+
+FINGER = 48.0
+"""The smallest card a finger can tap, in pixels."""
+
+
+def fit_chips(
+    n: int, width: float, height: float, natural: float, tallest: float = 56.0, gap: float = 4.0
+) -> tuple[float, float, int]:
+    """Width, height and number per line of ``n`` card chips in a ``width`` x ``height`` row, so that every
+    card of a hand shows without scrolling: one line of chips at their natural width when it fits, else
+    narrower ones (down to a fingertip, 48 px), else more lines of shorter ones (down to 40 px tall)."""
+    if n <= 0:
+        return natural, min(height, tallest), 1
+    for lines in range(1, n + 1):
+        per = math.ceil(n / lines)
+        h = min(tallest, (height - (lines - 1) * gap) / lines)
+        w = min(natural, (width + gap) / per - gap)
+        if w >= FINGER:
+            return w, max(h, 40.0), per
+        if (height - lines * gap) / (lines + 1) < 40:
+            return max(w, 1.0), max(h, 40.0), per  # no room for another line: as narrow as it takes
+    return max((width + gap) / n - gap, 1.0), 40.0, n
