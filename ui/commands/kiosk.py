@@ -127,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
         except StoreError as exc:
             print(f"tabletally kiosk: {exc}", file=sys.stderr)
             return _show_fault(exc, Path(data_dir).expanduser(), size, args.fullscreen)
-        app.run()
+        try:
+            app.run()
+        finally:  # the phones' server first (its port closes, its thread ends), then the record
+            app.sharing.turn_off()
     finally:  # also on SIGINT (the service's stop signal): checkpoint the WAL and close cleanly
         store.close()
     return 0
