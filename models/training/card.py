@@ -52,7 +52,7 @@ def results_table(report: dict[str, Any]) -> str:
         n = synth.get("images")
         rows += [
             (
-                f"held-out designs, {n} synthetic photos at 640 px: mAP50 / mAP50-95",
+                f"held-out designs, {n} synthetic photos of the training photos' size: mAP50 / mAP50-95",
                 f"{_num(synth.get('map50'))} / {_num(synth.get('map50_95'))}",
                 _target(report, "synthetic_map50"),
             ),

@@ -48,8 +48,8 @@ REPORT = {
 def test_the_table_shows_the_reports_figures() -> None:
     table = results_table(REPORT)
     assert (
-        "| held-out designs, 400 synthetic photos at 640 px: mAP50 / mAP50-95 | 0.904 / 0.719 | >= 0.98 |"
-        in table
+        "| held-out designs, 400 synthetic photos of the training photos' size: mAP50 / mAP50-95 "
+        "| 0.904 / 0.719 | >= 0.98 |" in table
     )
     assert "**0.590** | >= 0.95 |" in table and "**0.825**" in table
     assert "2725 / 3292" not in table and "0.828 / 0.076" in table
