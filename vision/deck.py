@@ -75,9 +75,9 @@ VIEWS: tuple[tuple[float, float, float, float], ...] = tuple(
 )
 
 MIN_CARDS = 13  # different cards a deck must be taught: one suit, ace to king
-BLEND_WEIGHT = 0.6  # the memory's share of the taught cards' probability (measured: docs/vision.md)
+BLEND_WEIGHT = 0.3  # the memory's share of the taught cards' probability (measured: docs/vision.md)
 TEMPERATURE = 0.05  # of the cosine similarities' softmax (measured: docs/vision.md)
-VOUCH = 1.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
+VOUCH = 0.5  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
 ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)
 WRONG_SHARE = 0.5  # a row photo with more than this share of its cards read as other cards is refused
@@ -226,6 +226,26 @@ def usual_size(cards: Sequence[DetectedCard], ratio: float = 2.0) -> list[Detect
     return [c for c, s in zip(cards, sizes, strict=True) if median / ratio <= s <= median * ratio]
 
 
+def split_merged(cards: Sequence[DetectedCard], want: int) -> list[DetectedCard]:
+    """``cards`` with the cards of three or four corners split in two, left corners and right corners,
+    while there are fewer than ``want``: two cards read alike (the deck's 3 read as its 5, two cards from
+    the real 5) whose corners the pairing joined into one."""
+    out = list(cards)
+    while len(out) < want:
+        merged = [c for c in out if len(c.boxes) >= 3]
+        if not merged:
+            break
+        card = max(merged, key=lambda c: len(c.boxes))
+        boxes = sorted(card.boxes, key=lambda b: box_center(b)[0])
+        half = len(boxes) // 2
+        k = out.index(card)
+        out[k : k + 1] = [
+            DetectedCard(card.code, card.confidence, True, tuple(boxes[:half])),
+            DetectedCard(card.code, card.confidence, True, tuple(boxes[half:])),
+        ]
+    return out
+
+
 def one_card(cards: Sequence[DetectedCard]) -> bool:
     """Whether the corners of ``cards`` can all be one card's: at most four, and all read as one code (a
     joker whose small mark lies further apart than the pairing allows) or no two further apart than a
@@ -250,10 +270,13 @@ def match_photo(photo: TeachPhoto, reading: CardReading) -> list[CardMatch]:
     if len(cards) != want:
         regrouped = by_geometry(cards)
         usual = usual_size(outside_cards(cards))
+        split = split_merged(cards, want)
         if len(regrouped) == want:
             cards = regrouped
         elif len(usual) == want:
             cards = usual
+        elif len(split) == want:
+            cards = split
         elif want == 1 and one_card(cards):
             best = max(cards, key=lambda c: c.confidence)
             cards = [DetectedCard(best.code, best.confidence, True, tuple(b for c in cards for b in c.boxes))]
@@ -486,6 +509,62 @@ class DeckMemory:
         }
 
 
+def _reader_of(detector: Any) -> CornerReader:
+    reader: CornerReader | None = getattr(detector, "reader", None)
+    if reader is None:
+        raise DeckError("teaching a deck needs the corner reader (it is off: unset TABLETALLY_READER)")
+    return reader
+
+
+def standard_reading(image: np.ndarray, detector: Any, name: str) -> CardReading:
+    """``detector``'s reading of ``image`` without any taught deck (teaching reads as the standard reader
+    does, so that what it keeps does not depend on a deck in use)."""
+    from vision.pipeline import read_cards
+
+    reader = _reader_of(detector)
+    in_use, reader.deck = reader.deck, None
+    try:
+        return read_cards(image, detector, name=name)
+    finally:
+        reader.deck = in_use
+
+
+def read_photo(photo: TeachPhoto, detector: Any) -> list[CardMatch]:
+    """One teaching photo read (the standard reading) and matched to the cards it should show; a
+    DeckError naming the photo when it cannot be (see :func:`match_photo`)."""
+    try:
+        return match_photo(photo, standard_reading(photo.image, detector, photo.name))
+    except DeckError:
+        raise
+    except VisionError as exc:
+        raise DeckError(f"{photo.name}: {exc}") from exc
+
+
+def memory_from(
+    name: str,
+    taught: Sequence[tuple[np.ndarray, Sequence[CardMatch]]],
+    reader: CornerReader,
+    into: DeckMemory | None = None,
+) -> DeckMemory:
+    """The memory of the corners of matched cards (each photo with its matches, codes as confirmed),
+    added to ``into`` when given, checked (:meth:`DeckMemory.check`) so that it may be saved."""
+    name = check_deck_name(name)
+    patches, codes, sources = [], [], []
+    for image, matches in taught:
+        for m in matches:
+            for box in m.boxes:
+                patches.append(kept_patch(image, box))
+                codes.append(m.code)
+                sources.append(m.photo)
+    if not patches:
+        raise DeckError("no cards to teach")
+    memory = DeckMemory.build(name, codes, np.stack(patches), sources, reader)
+    if into is not None:
+        memory = into.merged(memory)
+    memory.check()
+    return memory
+
+
 def teach(
     name: str,
     photos: Sequence[TeachPhoto],
@@ -496,46 +575,63 @@ def teach(
     and build the memory of their corners (added to ``into`` when given). Every problem of every photo,
     then of the whole deck, is raised as one :class:`DeckError` before anything could be saved.
     """
-    from vision.pipeline import read_cards
-
-    reader: CornerReader | None = getattr(detector, "reader", None)
-    if reader is None:
-        raise DeckError("teaching a deck needs the corner reader (it is off: unset TABLETALLY_READER)")
+    reader = _reader_of(detector)
     name = check_deck_name(name)
     if not photos:
         raise DeckError("no photos to teach from")
     problems: list[str] = []
-    matches: list[CardMatch] = []
-    patches: list[np.ndarray] = []
-    codes: list[str] = []
-    sources: list[str] = []
-    taught_deck, reader.deck = reader.deck, None  # teaching reads as the standard reader does
-    try:
-        for photo in photos:
-            try:
-                reading = read_cards(photo.image, detector, name=photo.name)
-                found = match_photo(photo, reading)
-            except DeckError as exc:
-                problems.extend(exc.problems)
-                continue
-            except VisionError as exc:
-                problems.append(f"{photo.name}: {exc}")
-                continue
-            matches.extend(found)
-            for m in found:
-                for box in m.boxes:
-                    patches.append(kept_patch(photo.image, box))
-                    codes.append(m.code)
-                    sources.append(photo.name)
-        if problems:
-            raise DeckError(problems)
-        memory = DeckMemory.build(name, codes, np.stack(patches), sources, reader)
-    finally:
-        reader.deck = taught_deck
-    if into is not None:
-        memory = into.merged(memory)
-    memory.check()
-    return memory, matches
+    taught: list[tuple[np.ndarray, list[CardMatch]]] = []
+    for photo in photos:
+        try:
+            taught.append((photo.image, read_photo(photo, detector)))
+        except DeckError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise DeckError(problems)
+    memory = memory_from(name, taught, reader, into)
+    return memory, [m for _, matches in taught for m in matches]
+
+
+def confirmed_matches(
+    image: np.ndarray,
+    detected: Sequence[tuple[str, Box]],
+    confirmed: Sequence[str],
+    detector: Any,
+    photo: str,
+    iou: float = 0.5,
+) -> list[CardMatch]:
+    """The cards of a kept game photo whose code the players confirmed, ready to teach: ``detected`` is
+    what the scan read (code and card box), ``confirmed`` the codes the players kept for it. A card read
+    as a code they kept is taught as that; where they corrected exactly one card (one code read that they
+    did not keep, one kept that was not read) the correction is taught; other disagreements are left out.
+    The corner boxes come from reading the photo again (standard reading), matched by card box."""
+    from collections import Counter
+
+    from vision.geometry import box_iou_one
+
+    kept = Counter(confirmed)
+    codes: list[str | None] = []
+    for code, _ in detected:
+        if kept[code] > 0:
+            kept[code] -= 1
+            codes.append(code)
+        else:
+            codes.append(None)
+    unread = list(kept.elements())
+    if codes.count(None) == 1 and len(unread) == 1:
+        codes[codes.index(None)] = unread[0]
+    reading = standard_reading(image, detector, photo)
+    boxes = np.array([c.box for c in reading.cards], np.float32).reshape(-1, 4)
+    out = []
+    for (read, box), taught in zip(detected, codes, strict=True):
+        if taught is None or not len(boxes):
+            continue
+        overlap = box_iou_one(np.asarray(box, np.float32), boxes)
+        k = int(overlap.argmax())
+        if overlap[k] >= iou:
+            card = reading.cards[k]
+            out.append(CardMatch(photo, taught, read, card.confidence, card.boxes))
+    return out
 
 
 # -------------------------------------------------------------------------------------------- the shelf

@@ -143,7 +143,9 @@ def test_the_memory_moves_probability_only_among_the_taught_cards() -> None:
     cards[0, CARD_CODES.index("3H")] = 0.1
     out = memory.blend(cards, taught["3H"][None])
     three, five = CARD_CODES.index("3H"), CARD_CODES.index("5H")
-    assert out[0, three] > out[0, five]
+    assert out[0, three] > cards[0, three] and out[0, five] < cards[0, five]
+    memory.weight = 1.0  # the memory alone names the taught card
+    assert memory.blend(cards, taught["3H"][None]).argmax() == three
     untaught = [i for i, c in enumerate(CARD_CODES) if c not in taught]
     assert np.array_equal(out[0, untaught], cards[0, untaught])
     assert out.sum() == pytest.approx(cards.sum(), rel=1e-5)

@@ -251,6 +251,8 @@ class Scanner:
         self.camera_spec = camera_spec
         self.model_path = model_path
         self._given_detector = detector  # e.g. a vision.fake.FakeDetector; else the model at model_path
+        self.deck_loader: Callable[[Any], Any] | None = None  # detector -> a taught deck (Settings), or None
+        self.deck_error: str | None = None  # why the chosen deck could not be used (the standard reading is)
         self.dispatch = dispatch or (lambda fn: fn())
         self.phase = ScanPhase.IDLE
         self._detector: Detector | None = None
@@ -280,11 +282,12 @@ class Scanner:
         with self._model_lock:
             if self._detector is None:
                 try:
-                    from vision.detector import CardDetector
+                    from vision.ncnn_backend import detector_for_runtime
 
-                    given = self._given_detector
-                    self._detector = (given or CardDetector(model_path=self.model_path)).load()
+                    given = self._given_detector  # else ONNX Runtime, or NCNN by $TABLETALLY_RUNTIME
+                    self._detector = (given or detector_for_runtime(model_path=self.model_path)).load()
                     self._detector_error = None
+                    self._apply_deck()
                 except Exception as exc:  # noqa: BLE001 - any failure: no model, so the players type the cards
                     self._detector_error = _model_message(exc)
         return self._detector
@@ -315,6 +318,36 @@ class Scanner:
         self._warming = thread
         thread.start()
         return thread
+
+    def use_deck(self, loader: Callable[[Any], Any] | None) -> None:
+        """Read with a taught deck from the next scan on: ``loader(detector)`` gives it (a
+        :class:`vision.deck.DeckMemory`); None for the standard reading. Applied now when the detector is
+        loaded, else when it loads."""
+        self.deck_loader = loader
+        if self._detector is not None:
+            with self._model_lock:
+                self._apply_deck()
+
+    def _apply_deck(self) -> None:
+        """Give the loaded detector the chosen deck (call with ``_model_lock`` held); a deck that cannot be
+        loaded leaves the standard reading and says why in ``deck_error``."""
+        from vision.deck import use_deck
+
+        self.deck_error = None
+        try:
+            use_deck(self._detector, None if self.deck_loader is None else self.deck_loader(self._detector))
+        except Exception as exc:  # noqa: BLE001 - a damaged or unknown deck: read as standard, say so
+            self.deck_error = str(exc)
+            with contextlib.suppress(Exception):
+                use_deck(self._detector, None)
+
+    def loaded_detector(self) -> Detector | None:
+        """The detector, loaded now if it is not yet (call off the UI thread); None without a model."""
+        return self._load_detector()
+
+    def photo(self) -> Any:
+        """A photo from the kept camera (call off the UI thread); the camera's error when it fails."""
+        return self._capture()[0]
 
     def release_camera(self) -> None:
         """Close the kept camera (the game is over, or the kiosk closes); the next scan opens it again."""
