@@ -549,7 +549,8 @@ def test_doctor_runs_for_real_on_this_machine(tmp_path: Path, capsys) -> None:
     )
     report = json.loads(capsys.readouterr().out)
     assert status == (0 if report["ok"] else 1)
-    assert [c["name"] for c in report["checks"]] == ["camera", "model", "display", "database", "disk"]
+    names = ["camera", "model", "display", "database", "disk", "runtime"]
+    assert [c["name"] for c in report["checks"]] == names
     assert all(c["status"] == "ok" or c["fix"] for c in report["checks"])
 
 

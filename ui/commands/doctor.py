@@ -57,6 +57,7 @@ class CheckName(Enum):
     DATABASE = "database"
     DISK = "disk"
     SHARING = "sharing"  # only reported when "Scores on phones" is switched on
+    RUNTIME = "runtime"  # which runtime reads the model faster on this device (ONNX Runtime or NCNN)
 
 
 @dataclass(frozen=True)
@@ -821,6 +822,7 @@ class Probes:
     x11_dir: Path = Path("/tmp/.X11-unix")
     lan_addresses: Callable[[], Sequence[str]] = _lan_addresses
     share_drop_in: Path = SHARE_DROP_IN
+    time_runtimes: Callable[[], Mapping[str, float | str]] | None = None  # None: no runtime check
 
 
 def real_probes() -> Probes:
@@ -836,6 +838,54 @@ def real_probes() -> Probes:
         test_photos=lambda: [*bundled_test_photos(), *(ReferencePhoto(p) for p in demo_photos())],
         read_image=load_image,
         blank_image=lambda: np.full((720, 960, 3), 128, dtype=np.uint8),
+        time_runtimes=_time_runtimes,
+    )
+
+
+def _time_runtimes() -> Mapping[str, float | str]:
+    """One model pass on the bundled photos with each runtime, on this device (vision.ncnn_backend)."""
+    from vision.camera import demo_photos, load_image
+    from vision.ncnn_backend import time_runtimes
+
+    return time_runtimes([load_image(p) for p in demo_photos()[:2]])
+
+
+RUNTIME_NAMES = {"onnx": "ONNX Runtime", "ncnn": "NCNN"}
+
+
+def check_runtime(time_runtimes: Callable[[], Mapping[str, float | str]], env: Mapping[str, str]) -> Check:
+    """Time one pass of the card model with each runtime on this device, and say whether the kiosk reads
+    with the faster one (``$TABLETALLY_RUNTIME``, ONNX Runtime unless set; a runtime within 10 % of the
+    fastest is as good)."""
+    from vision.ncnn_backend import RUNTIME_ENV
+
+    chosen = (env.get(RUNTIME_ENV) or "onnx").strip().lower()
+    times = time_runtimes()
+    measured = {k: float(v) for k, v in times.items() if isinstance(v, float | int)}
+    details: dict[str, Any] = {f"{k}_ms": round(v, 1) for k, v in measured.items()}
+    details.update({f"{k}_error": v for k, v in times.items() if isinstance(v, str)})
+    details["kiosk_uses"] = chosen
+    shown = ", ".join(f"{RUNTIME_NAMES.get(k, k)} {v:.0f} ms" for k, v in sorted(measured.items()))
+    if not measured:
+        return Check(
+            CheckName.RUNTIME, Status.WARN, "no runtime could run the card model", MODEL_MISSING_FIX, details
+        )
+    fastest = min(measured, key=lambda k: measured[k])
+    if chosen in measured and measured[chosen] <= 1.1 * measured[fastest]:
+        return Check(
+            CheckName.RUNTIME,
+            Status.OK,
+            f"one pass of the card model: {shown}; the kiosk reads with {RUNTIME_NAMES.get(chosen, chosen)}",
+            details=details,
+        )
+    return Check(
+        CheckName.RUNTIME,
+        Status.WARN,
+        f"one pass of the card model: {shown}; {RUNTIME_NAMES.get(fastest, fastest)} is faster here than "
+        f"the kiosk's {RUNTIME_NAMES.get(chosen, chosen)}",
+        f"Put {RUNTIME_ENV}={fastest} in /etc/tabletally/local.env and restart the kiosk "
+        "(sudo systemctl restart tabletally-kiosk).",
+        details,
     )
 
 
@@ -895,6 +945,8 @@ def run_checks(
         sharing = check_sharing(data_dir, env, probes.lan_addresses, probes.share_drop_in, installed)
         if sharing is not None:
             checks.append(sharing)
+    if CheckName.RUNTIME not in skip and probes.time_runtimes is not None:
+        checks.append(check_runtime(probes.time_runtimes, env))
     return checks
 
 

@@ -1,0 +1,39 @@
+"""The doctor times both runtimes of the card model on the device and says whether the kiosk uses the
+faster."""
+
+from __future__ import annotations
+
+from ui.commands.doctor import CheckName, Status, check_runtime
+
+
+def test_the_kiosk_on_the_faster_runtime_is_ok() -> None:
+    check = check_runtime(lambda: {"onnx": 48.0, "ncnn": 460.0}, {})
+    assert check.name is CheckName.RUNTIME and check.status is Status.OK
+    assert (
+        check.summary
+        == "one pass of the card model: NCNN 460 ms, ONNX Runtime 48 ms; the kiosk reads with ONNX Runtime"
+    )
+    assert check.details == {"onnx_ms": 48.0, "ncnn_ms": 460.0, "kiosk_uses": "onnx"}
+
+
+def test_a_faster_runtime_the_kiosk_does_not_use_is_a_warning_that_says_how_to_switch() -> None:
+    check = check_runtime(lambda: {"onnx": 170.0, "ncnn": 90.0}, {})
+    assert (
+        check.status is Status.WARN and "NCNN is faster here than the kiosk's ONNX Runtime" in check.summary
+    )
+    assert check.fix.startswith("Put TABLETALLY_RUNTIME=ncnn in /etc/tabletally/local.env")
+    assert (
+        check_runtime(lambda: {"onnx": 170.0, "ncnn": 90.0}, {"TABLETALLY_RUNTIME": "ncnn"}).status
+        is Status.OK
+    )
+
+
+def test_a_runtime_within_a_tenth_of_the_fastest_is_as_good() -> None:
+    assert check_runtime(lambda: {"onnx": 100.0, "ncnn": 95.0}, {}).status is Status.OK
+
+
+def test_a_runtime_that_cannot_load_is_named_with_its_reason() -> None:
+    check = check_runtime(lambda: {"onnx": 50.0, "ncnn": "the ncnn runtime is not installed"}, {})
+    assert check.status is Status.OK and check.details["ncnn_error"] == "the ncnn runtime is not installed"
+    none = check_runtime(lambda: {"onnx": "model missing", "ncnn": "not installed"}, {})
+    assert none.status is Status.WARN and none.summary == "no runtime could run the card model"
