@@ -821,6 +821,7 @@ def main(argv: list[str] | None = None) -> int:
         status |= subprocess.call(cmd)
     if args.out and args.script == "full":  # the phones' page in a real browser, 360x740 and 740x360
         cmd = [sys.executable, "-m", "ui.share.shots", "--out", str(Path(args.out) / "phone")]
+        cmd += ["--language", args.language]
         print(f"== phone: {' '.join(cmd)}", flush=True)
         status |= subprocess.call(cmd)
     return status

@@ -133,7 +133,11 @@ def take(out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ui.share.shots", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("screenshots/phone"))
+    parser.add_argument("--language", default="en", help="language of the page's words (en, ne, hi)")
     args = parser.parse_args(argv)
+    from ui.i18n import set_language
+
+    set_language(args.language)  # the server puts the page's words in this language
     if find_chromium() is None:
         print(
             "ui.share.shots: no chromium here (Debian package chromium): no phone screenshots",
