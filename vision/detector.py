@@ -23,6 +23,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 
+from vision.effort import EFFORTS, FOCUSED, effort_from_env, read_with_effort
 from vision.errors import ImageError, InvalidValueError, ModelError
 from vision.geometry import (
     candidate_boxes,
@@ -167,8 +168,12 @@ class CardDetector:
         tiles: int | None = None,
         rotations: int | None = None,
         reader: str | Path | None = None,
+        effort: str | None = None,
     ) -> None:
         self.model_path = Path(model_path) if model_path is not None else model_from_env()
+        effort = effort or effort_from_env()
+        if effort not in EFFORTS:
+            raise InvalidValueError(f"effort must be {' or '.join(EFFORTS)}, got {effort!r}")
         if conf is not None and not 0.0 < conf < 1.0:
             raise InvalidValueError(f"conf must lie between 0 and 1, got {conf}")
         if not 0.0 < iou <= 1.0 or not 0.0 < cross_iou <= 1.0:
@@ -197,6 +202,9 @@ class CardDetector:
         """Quarter turns the whole photo is read in (crops: at most ``TILE_ROTATIONS``)."""
         self.reader: CornerReader | None = None if str(reader) == "off" else CornerReader(reader, threads)
         """The corner reader that re-reads each corner found (:mod:`vision.reader`), or None."""
+        self.effort: str = effort
+        """``full``: every view of every photo; ``focused``: one look, then the extra views only where it
+        leaves doubt (:mod:`vision.effort`; with ``tiles=None`` only: a forced tiling reads in full)."""
         self._lock = threading.Lock()
         self._session: Any = None
         self._input_name = ""
@@ -264,6 +272,8 @@ class CardDetector:
         """Corner detections in ``image`` (HxWx3 uint8 BGR), best first, boxes in photo pixels."""
         check_image_array(image)
         self.load()
+        if self.effort == FOCUSED and self.tiles is None:
+            return read_with_effort(self, image, FOCUSED)[0]
         hw = image.shape[:2]
         views = [self._candidates(image, k) for k in turns(self.rotations)]
         tiles = self.tiles_for(hw)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import statistics
 import sys
 import time
@@ -56,6 +57,8 @@ from vision.types import Detection
 FULL = "full"
 FOCUSED = "focused"
 EFFORTS = (FULL, FOCUSED)
+EFFORT_ENV = "TABLETALLY_EFFORT"  # the kiosk's reading effort (full or focused) without a rebuild
+DEFAULT_EFFORT = FULL
 
 FAINT = 0.05  # a first-pass candidate scoring this much, away from the corners found, is looked at again
 SURE = 0.5  # a corner whose merged score reaches this (and has no close rival) is not looked at again
@@ -64,6 +67,11 @@ FUSE_IOU = 0.55  # as vision.geometry.fuse_views
 
 View = tuple[np.ndarray, np.ndarray]
 Rect = tuple[int, int, int, int]
+
+
+def effort_from_env() -> str:
+    """The reading effort: ``$TABLETALLY_EFFORT`` (full or focused), else ``DEFAULT_EFFORT``."""
+    return (os.environ.get(EFFORT_ENV) or DEFAULT_EFFORT).strip().lower()
 
 
 def _key(image: np.ndarray) -> str:

@@ -98,3 +98,19 @@ def test_an_unknown_effort_is_refused(make_model: Callable[..., Path]) -> None:
     detector = CardDetector(make_model(raw_output([], [], anchors=4)))
     with pytest.raises(ValueError, match="effort must be one of full, focused, got 'some'"):
         read_with_effort(detector.load(), table_photo(), "some")
+
+
+def test_the_detector_reads_with_the_effort_it_was_given_or_the_environment_names(
+    make_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vision.errors import InvalidValueError
+
+    out = raw_output([to_input_xywh(100, 100, 140, 160)], [{"10C": 0.95}], anchors=20)
+    model = make_model(out)
+    focused = CardDetector(model, rotations=2, effort="focused")
+    assert focused.detect(table_photo()) == read_with_effort(focused, table_photo(), FOCUSED)[0]
+    monkeypatch.setenv("TABLETALLY_EFFORT", "focused")
+    assert CardDetector(model).effort == "focused"
+    monkeypatch.setenv("TABLETALLY_EFFORT", "lazy")
+    with pytest.raises(InvalidValueError, match="effort must be full or focused, got 'lazy'"):
+        CardDetector(model)
