@@ -262,6 +262,7 @@ class FocusRules:
     faint: float = FAINT
     small_tiles: bool = True  # small sure corners of a large photo get their crops
     turn_for_unsure: bool = True  # unsure spots also get the half turn of the whole photo
+    crop_turns: int = 2  # the crops are read in at most this many turns (1: upright only)
 
 
 DEFAULT_FOCUS = FocusRules()
@@ -343,7 +344,7 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
     tiled = bool(needed) and (len(doubt.small) > 0 or _tiles_worth(detector, doubt, first, hw))
     if tiled:
         rects = [grid[i] for i in needed]
-        for k in turns(min(rotations, TILE_ROTATIONS)):
+        for k in turns(min(rotations, TILE_ROTATIONS, rules.crop_turns)):
             views.append((*passes.tiled(2, k, needed), rects))
     return _final(detector, image, fuse_covered(views))
 
@@ -463,6 +464,8 @@ def focus_rules(text: str) -> FocusRules:
             values[name] = float(value)
         elif name in ("small_tiles", "turn_for_unsure"):
             values[name] = value not in ("0", "false", "no")
+        elif name == "crop_turns":
+            values[name] = int(value)
         else:
             raise ValueError(
                 f"unknown rule {name!r} in {text!r} (sure, rival, faint, small_tiles, turn_for_unsure)"
