@@ -13,6 +13,7 @@ and the package build), never by hand. English is the source text and needs no c
 
 from __future__ import annotations
 
+import contextlib
 import gettext
 import sys
 from collections.abc import Callable
@@ -87,6 +88,27 @@ def num(value: int | float | str) -> str:
 def digits_in(text: str) -> str:
     """`text` with its Western digits written in the digits chosen in Settings."""
     return text.translate(_DEVANAGARI_DIGITS) if _digits == DEVANAGARI else text
+
+
+CHOICE_FILE = "language.txt"  # beside the record: "<language> <digits>"
+
+
+def save_choice(folder: Path) -> None:
+    """Keep a copy of the language and digits in use beside the record, so that a kiosk whose record cannot
+    be opened still explains that in the players' language. Best effort: the record holds the choice."""
+    with contextlib.suppress(OSError):
+        (Path(folder) / CHOICE_FILE).write_text(f"{_language} {_digits}\n", encoding="utf-8")
+
+
+def use_saved_choice(folder: Path) -> None:
+    """Speak the language (and use the digits) last chosen on the kiosk whose record is in `folder`."""
+    try:
+        words = (Path(folder).expanduser() / CHOICE_FILE).read_text(encoding="utf-8").split()
+    except (OSError, UnicodeDecodeError):
+        return
+    if len(words) == 2 and words[0] in LANGUAGES and words[1] in DIGIT_STYLES:
+        set_language(words[0])
+        set_digits(words[1])
 
 
 def on_change(listener: Callable[[], None]) -> Callable[[], None]:

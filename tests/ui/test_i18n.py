@@ -409,3 +409,23 @@ def test_camera_and_photo_problems_are_explained_in_the_players_language(
     assert shown[2] == "फ़ोटो एक ही रंग की है: क्या लेंस ढका है या रोशनी बंद है?"
     for text in shown:
         assert not re.search(r"\b(?:folder|photo|blank|pixels|images)\b", text), text
+
+
+def test_a_record_that_cannot_be_opened_is_explained_in_the_last_chosen_language(
+    tmp_path: Path, compiled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The choice is kept in the record and, as a copy, beside it: the fault screens need it when the
+    record itself will not open."""
+    monkeypatch.setattr(i18n, "LOCALE_DIR", compiled)
+    kiosk = Kiosk(Store(tmp_path))
+    kiosk.set_language("ne")
+    kiosk.set_digits(i18n.DEVANAGARI)
+    i18n.set_language("en")
+    i18n.set_digits(i18n.WESTERN)
+    (tmp_path / "tabletally.sqlite3").write_bytes(b"not a database")
+    i18n.use_saved_choice(tmp_path)
+    assert (i18n.language(), i18n.digits()) == ("ne", i18n.DEVANAGARI)
+    (tmp_path / i18n.CHOICE_FILE).write_text("xx yy\n", encoding="utf-8")
+    i18n.set_language("en")
+    i18n.use_saved_choice(tmp_path)  # a damaged copy changes nothing
+    assert i18n.language() == "en"

@@ -105,6 +105,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"tabletally kiosk: model {args.model} does not exist", file=sys.stderr)
         return 2
     data_dir = args.data_dir or default_data_dir()
+    from ui.i18n import use_saved_choice
+
+    use_saved_choice(Path(data_dir))  # a record that cannot be opened is explained in the players' language
     try:
         store = Store(data_dir)
     except StoreError as exc:

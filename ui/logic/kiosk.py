@@ -389,6 +389,7 @@ class Kiosk:
             raise KioskError(f"unknown language {code!r}")
         self.store.set_setting(LANGUAGE_SETTING, code)
         i18n.set_language(code)
+        i18n.save_choice(self.store.data_dir)
 
     def digits(self) -> str:
         style = self.store.setting(DIGITS_SETTING, i18n.WESTERN) or i18n.WESTERN
@@ -400,6 +401,7 @@ class Kiosk:
             raise KioskError(f"unknown digits {style!r}")
         self.store.set_setting(DIGITS_SETTING, style)
         i18n.set_digits(style)
+        i18n.save_choice(self.store.data_dir)
 
     def apply_locale(self) -> None:
         """Speak the language and use the digits kept in the record (a kiosk where no language was chosen
