@@ -620,17 +620,17 @@ class ScoreboardScreen(Base):
                 legend_colours[name] = SERIES[i % len(SERIES)]
         else:
             left.add_widget(AutoLbl(board.lead_text, "l", bold=True))
-            rows = [[_("Team"), _("Baazis"), _("Lead"), _("Last deal")]]
-            for t in board.teams:
-                rows.append(
-                    [
-                        " & ".join(t.players),
-                        num(t.baazis),
-                        num(t.leading_by),
-                        "" if t.last_points is None else num(t.last_points),
-                    ]
+            # One block per team (names wrap, nothing is cut): its baazis and its last deal.
+            facts = vbox(size_hint_y=None)
+            for i, t in enumerate(board.teams):
+                facts.add_widget(
+                    AutoLbl(" & ".join(t.players), "m", bold=True, color=SERIES[i % len(SERIES)])
                 )
-            left.add_widget(scroller(table(rows, [3, 1.2, 1.2, 1.5], bold_col=1)))
+                line = ngettext("{n} baazi", "{n} baazis", t.baazis).format(n=num(t.baazis))
+                if t.last_points is not None:
+                    line += ", " + _("last deal {points}").format(points=num(t.last_points))
+                facts.add_widget(AutoLbl(line, "m"))
+            left.add_widget(scroller(facts))
             for i, t in enumerate(board.teams):
                 legend_colours[" & ".join(t.players)] = SERIES[i % len(SERIES)]
         body.add_widget(left)
@@ -831,6 +831,9 @@ class SettingsScreen(Base):
         test.add_widget(Lbl(_short(self.test_message, 140), "s"))
         body.add_widget(test)
         self.sharing_rows(body)
+        from ui.deck_screen import deck_rows
+
+        deck_rows(self, body)
         store = self.kiosk.store
         size = store.path.stat().st_size if store.path.exists() else 0
         photos = len(list(store.photos_dir.glob("*.jpg")))
@@ -1003,8 +1006,10 @@ class TableTallyApp(App):
         setup_theme()
         self.kiosk.apply_locale()
         i18n_on_change(self._locale_changed)
+        from ui.deck_screen import DeckScreen, apply_chosen_deck  # it builds on Base, defined above
         from ui.round_screens import JhyapRoundScreen, SeatsScreen, SeepDealScreen  # they build on Base
 
+        apply_chosen_deck(self)
         self.sm = ScreenManager(transition=NoTransition())
         self.screens: dict[str, Base] = {
             "home": HomeScreen(self, name="home"),
@@ -1017,6 +1022,7 @@ class TableTallyApp(App):
             "game_over": GameOverScreen(self, name="game_over"),
             "tonight": TonightScreen(self, name="tonight"),
             "settings": SettingsScreen(self, name="settings"),
+            "deck": DeckScreen(self, name="deck"),
         }
         for screen in self.screens.values():
             self.sm.add_widget(screen)
