@@ -243,9 +243,9 @@ fi
 write_file "$(path "$PREFIX/constraints.txt")" 0644 root:root "$WORK/constraints.txt"
 
 PIP=("$venv_dir/bin/python" -m pip)
-run "${PIP[@]}" install --upgrade --constraint "$(path "$PREFIX/constraints.txt")" pip
 # pip builds in the source tree: build from a copy of what the package is made of, so no root-owned
-# build files land in the checkout and datasets, training runs and a developer's .venv stay out.
+# build files land in the checkout and datasets, training runs and a developer's .venv stay out. The copy
+# is root's (in the installer's private work folder): what is installed is what was copied.
 SRC=$WORK/src
 SOURCES=()
 for item in pyproject.toml README.md LICENSE LICENSE.md NOTICE.md scorer vision ui models deploy; do
@@ -258,9 +258,21 @@ else
   tar -C "$REPO" --exclude=__pycache__ --exclude='*.pyc' --exclude=./models/checkpoints \
     --exclude=./models/.yolo-config -cf - "${SOURCES[@]}" | tar -C "$SRC" -xf -
 fi
-# --upgrade reinstalls TableTally from the copy; only-if-needed leaves satisfied dependencies alone.
-run "${PIP[@]}" install --upgrade --upgrade-strategy only-if-needed --prefer-binary \
+# Every dependency from the lock (deploy/requirements-pi.txt, written by deploy/lock.py): exact versions,
+# each wheel checked against its sha256, binary wheels only (no package builds or runs code while it is
+# installed), no dependency resolution. pip is the venv's own, not upgraded from the network.
+run "${PIP[@]}" install --require-hashes --only-binary :all: --no-deps \
+  --constraint "$(path "$PREFIX/constraints.txt")" -r "$SRC/deploy/requirements-pi.txt"
+# TableTally itself from the copy, with the locked build tools already in the venv: nothing downloaded.
+run "${PIP[@]}" install --upgrade --no-deps --no-index --no-build-isolation \
   --constraint "$(path "$PREFIX/constraints.txt")" "$SRC"
+# The code the kiosk runs is root's: its account may read and run it, never change it.
+if ! dry && [ -z "$ROOT" ]; then
+  if [ -n "$(find "$venv_dir" \( ! -user root -o -perm -g+w -o -perm -o+w \) -print -quit)" ]; then
+    run chown -R root:root "$venv_dir"
+    run chmod -R go-w "$venv_dir"
+  fi
+fi
 CHECK_IMPORTS='import sys, numpy, cv2, onnxruntime, kivy
 try:
     import picamera2

@@ -157,6 +157,20 @@ def render_env(settings: KioskSettings) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _session_paths(settings: KioskSettings) -> str:
+    """The paths a session needs through PrivateTmp and ProtectSystem=strict: the desktop's X11 socket
+    folder (read-only: connecting to a socket needs no write access to its mount) and its runtime folder."""
+    if settings.session is Session.KMS:
+        return "# No desktop: home folders are out of sight.\nProtectHome=yes"
+    return (
+        "# The desktop's X server socket lives in the real /tmp, its runtime folder in /run/user, and the X\n"
+        "# session's cookie (~/.Xauthority) in the home folder, which the kiosk may read but not change.\n"
+        "ProtectHome=read-only\n"
+        "BindReadOnlyPaths=/tmp/.X11-unix\n"
+        f"ReadWritePaths=-/run/user/{settings.uid}"
+    )
+
+
 def _session_blocks(settings: KioskSettings) -> tuple[str, str, str]:
     """(extra [Unit] lines, extra [Service] lines, WantedBy target) for the session kind."""
     if settings.session is Session.KMS:
@@ -196,6 +210,7 @@ def render_unit(settings: KioskSettings, template: str | None = None) -> str:
         "DOC": f"file://{HERE / 'README.md'}",
         "SESSION_UNIT": unit_extra,
         "SESSION_SERVICE": service_extra,
+        "SESSION_PATHS": _session_paths(settings),
         "WANTED_BY": wanted_by,
     }
     rendered = re.sub(r"@([A-Z_]+)@", lambda m: _placeholder(values, m.group(1)), text)

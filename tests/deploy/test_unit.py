@@ -154,3 +154,70 @@ def test_unit_starts_the_kiosk_command_that_exists() -> None:
 
     args = build_parser().parse_args(["kiosk", "--fullscreen", "--size", "portrait"])
     assert args.fullscreen is True and args.size == "portrait"
+
+
+# --- the fence ---
+
+SECURITY_TARGET = 4.0
+
+
+def _exposure(unit_text: str, folder: Path) -> tuple[float, str]:
+    unit = folder / "tabletally-kiosk.service"
+    unit.write_text(unit_text)
+    result = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", "--no-pager", str(unit)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    output = result.stdout + result.stderr
+    line = next(line for line in output.splitlines() if "Overall exposure level" in line)
+    return float(line.split(":")[1].split()[0]), output
+
+
+@needs_verify
+@pytest.mark.parametrize("session", list(Session), ids=lambda s: s.value)
+def test_systemd_analyze_security_rates_the_unit_at_most_4(
+    session: Session, venv: Path, tmp_path: Path
+) -> None:
+    exposure, output = _exposure(render_unit(_settings(venv, session)), tmp_path)
+    assert exposure <= SECURITY_TARGET, output
+
+
+@needs_verify
+def test_the_security_check_would_catch_a_loose_unit(venv: Path, tmp_path: Path) -> None:
+    """The unit before the fence (ProtectSystem=full and five other lines) rated 8.0: the check can fail."""
+    text = render_unit(_settings(venv, Session.KMS))
+    start, end = text.index("UMask=0077"), text.index("TasksMax=256")
+    loose = text[:start] + "NoNewPrivileges=yes\nProtectSystem=full\n" + text[end + len("TasksMax=256") :]
+    exposure, _ = _exposure(loose, tmp_path)
+    assert exposure > SECURITY_TARGET
+
+
+@pytest.mark.parametrize("session", list(Session), ids=lambda s: s.value)
+def test_the_unit_fences_files_network_system_calls_and_memory(session: Session, venv: Path) -> None:
+    lines = set(render_unit(_settings(venv, session)).splitlines())
+    assert {
+        "UMask=0077",
+        "ProtectSystem=strict",
+        "ReadWritePaths=/var/lib/tabletally",
+        "PrivateTmp=yes",
+        "NoNewPrivileges=yes",
+        "CapabilityBoundingSet=",
+        "IPAddressDeny=any",
+        "IPAddressAllow=localhost",
+        "SystemCallFilter=@system-service",
+        "SystemCallArchitectures=native",
+        "MemoryMax=75%",
+    } <= lines
+    home = "ProtectHome=yes" if session is Session.KMS else "ProtectHome=read-only"
+    assert home in lines
+    if session is Session.DESKTOP:  # the X socket of the desktop, through the private /tmp
+        assert {"BindReadOnlyPaths=/tmp/.X11-unix", "ReadWritePaths=-/run/user/1000"} <= lines
+
+
+def test_phone_sharing_drop_in_widens_only_the_address_allow_list() -> None:
+    drop_in = (Path(__file__).resolve().parents[2] / "deploy" / "tabletally-share.conf").read_text()
+    settings = [line for line in drop_in.splitlines() if line and not line.startswith(("#", "["))]
+    assert [s.split("=")[0] for s in settings] == ["IPAddressAllow", "Environment"]
