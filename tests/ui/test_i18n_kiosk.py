@@ -41,6 +41,9 @@ def english_words(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from ui.i18n import has_catalog
+
+    assert has_catalog("ne") and has_catalog("hi"), "the catalogs are not compiled: run make catalogs"
     tmp = tmp_path_factory.mktemp("walk")
     env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1")
     env["KIVY_HOME"] = str(tmp / "kivy-home")
