@@ -3,16 +3,12 @@ tap, and reading threads that yield to the UI."""
 
 from __future__ import annotations
 
-import os
-import sys
-import threading
 from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
-from ui.logic.scan import READER_NICE, Scanner, ScanPhase, lower_priority
+from ui.logic.scan import Scanner, ScanPhase
 from vision.fake import FakeDetector
 
 
@@ -87,26 +83,3 @@ def test_a_warm_up_that_finds_no_camera_leaves_the_message_to_the_scan(tmp_path:
     assert not scanner.ready
     result = scanner.scan_now("table", 1)
     assert result.camera_failed and "does not exist" in (result.error or "")
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread niceness is Linux's")
-def test_reading_threads_run_below_the_ui_and_pass_that_on_to_the_threads_they_start() -> None:
-    seen: dict[str, int] = {}
-
-    def child() -> None:
-        seen["child"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    def reader() -> None:
-        lower_priority()
-        seen["reader"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-        started = threading.Thread(target=child)
-        started.start()
-        started.join()
-
-    ui = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-    thread = threading.Thread(target=reader)
-    thread.start()
-    thread.join()
-    assert seen["reader"] == min(19, ui + READER_NICE) > ui
-    assert seen["child"] == seen["reader"]
-    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == ui  # the UI thread untouched

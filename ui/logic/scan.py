@@ -6,14 +6,16 @@ thread). A camera that fails gives a result with a clear message and nothing els
 retry; a missing card model still returns the photo, so the players can type the cards beside it.
 
 Nothing slow waits for the tap: :meth:`Scanner.warm_up` loads the detector (and, when a game starts, opens
-the camera, which then stays open and ready) in the background, and the reading runs in threads of lower
-priority than the UI (:func:`lower_priority`), so the screen stays smooth while the cards are read.
+the camera, which then stays open and ready) in the background. The reading runs in a worker thread whose
+model runtime uses at most two threads (the detector's ``threads``), so on the Pi's four cores the UI keeps
+two, and the screen is redrawn only when a scan's phase changes what it shows. Niceness was measured and
+not kept: on a machine shared with other work, a reading below the UI's priority took up to five times as
+long as ``tabletally detect`` (docs/vision.md).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -212,22 +214,6 @@ def reading_to_scan(target: str, reading: CardReading, image: Any, camera: str) 
     )
 
 
-READER_NICE = 10
-"""How much lower than the UI the reading threads run (Linux niceness): the UI wins every contest for a
-core, so it keeps drawing while a scan is read; an idle UI leaves the reading all the cores it uses."""
-
-
-def lower_priority(nice: int = READER_NICE) -> None:
-    """Lower the calling thread's priority by ``nice`` (Linux: niceness is per thread; the threads it then
-    starts, such as ONNX Runtime's pool made when the detector loads, inherit it). Elsewhere, nothing."""
-    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
-        return
-    with contextlib.suppress(OSError):
-        tid = threading.get_native_id()
-        current = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, current + nice))
-
-
 class Scanner:
     """Runs camera + detector off the UI thread. ``dispatch(fn)`` runs ``fn`` on the UI thread.
 
@@ -308,7 +294,6 @@ class Scanner:
         failure is only remembered: the next scan reports it. Returns the thread (tests join it)."""
 
         def work() -> None:
-            lower_priority()
             self._load_detector()
             if camera:
                 with contextlib.suppress(Exception), self._camera_lock:
@@ -430,7 +415,6 @@ class Scanner:
             self.phase = ScanPhase.CAMERA
 
         def work() -> None:
-            lower_priority()
             result = self.scan_now(target, n_hands, on_progress, decks)
             self.dispatch(lambda: on_done(result))
 
