@@ -64,6 +64,11 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return data["seen"]  # type: ignore[no-any-return]
 
 
+def test_the_home_screen_offers_the_languages_until_one_is_chosen(seen: dict[str, Any]) -> None:
+    assert {"English", "नेपाली", "हिन्दी"} <= set(seen["en/home"])
+    assert "हिन्दी" not in seen["ne/home"]  # chosen (in Settings): the home screen has its room back
+
+
 def test_switching_language_redraws_the_screen_on_show_at_once(seen: dict[str, Any]) -> None:
     assert "Settings" in seen["ne/settings-before-switch"]
     assert "सेटिङ" in seen["ne/settings-after-switch"] and "Settings" not in seen["ne/settings-after-switch"]
