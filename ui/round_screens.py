@@ -27,6 +27,7 @@ from ui.i18n import _, ngettext, num
 from ui.logic import boards, games
 from ui.logic.card_edit import TABLE_CARDS, CardEditing, Owner
 from ui.logic.check import (
+    FINGER,
     TABLE_COLOUR,
     CardMark,
     CheckRow,
@@ -42,7 +43,6 @@ from ui.logic.scan import PHASE_TEXT, card_label
 from ui.logic.seep_deal import BOTH, SeepDealFlow
 from ui.widgets import (
     DANGER,
-    GREY,
     MUTED,
     PANEL,
     SERIES,
@@ -199,11 +199,22 @@ class RoundScreen(Base):
 
     # -- the rows -------------------------------------------------------------------------------------
     def rows_widget(self, view: CheckView, name_button: Callable[[CheckRow, int], Widget]) -> Any:
-        """Every row at once: they share the height (no scrolling)."""
+        """Every row at once: they share the height (no scrolling), a row whose cards need more lines to
+        stay a fingertip wide getting a bigger share."""
+        from kivy.core.window import Window
+
         box = vbox(spacing=dp(4))
+        # The cards' width in a row: the window less the photo column, the name and the total.
+        chips_w = Window.width * (0.7 if landscape() else 1.0) - self.name_width() - dp(72) - dp(40)
         for i, row in enumerate(view.rows):
-            box.add_widget(self.row_widget(row, i, name_button))
+            widget = self.row_widget(row, i, name_button)
+            per_line = max(1, int(chips_w // (FINGER + dp(4))))
+            widget.size_hint_y = max(1, math.ceil(len(row.cards) / per_line))
+            box.add_widget(widget)
         return box
+
+    def name_width(self) -> float:
+        return float(dp(120) if landscape() else dp(190))
 
     def row_widget(self, row: CheckRow, i: int, name_button: Callable[[CheckRow, int], Widget]) -> Any:
         panel = Panel(orientation="horizontal", padding=(dp(4), dp(2), dp(6), dp(2)), spacing=dp(6))
@@ -219,12 +230,12 @@ class RoundScreen(Base):
         ]
         for chip, m in zip(chips, row.cards, strict=True):
             chip.flagged = m.flagged
-        extra = []
-        if row.owner is not TABLE_CARDS:
-            extra.append(Btn("+", lambda o=row.owner: self.add_card(o), name=f"add-{i}", role="quiet"))
-        panel.add_widget(ChipRow(chips, extra))
+        if chips or row.owner is TABLE_CARDS:
+            panel.add_widget(ChipRow(chips))
+        else:
+            panel.add_widget(Lbl(self.row_note(row), "s", color=MUTED))
         if row.owner is TABLE_CARDS:
-            total = Lbl(_("not\nscored"), "xs", halign="center", color=MUTED, size_hint_x=None, width=dp(72))
+            total = Lbl(_("not scored"), "xs", halign="center", color=MUTED, size_hint_x=None, width=dp(72))
         else:
             total = Btn(
                 "" if row.total is None else num(row.total),
@@ -233,7 +244,8 @@ class RoundScreen(Base):
                 role="quiet",
                 font_size=font("xl"),
                 bold=True,
-                size_hint=(None, 1),
+                size_hint_x=None,
+                size_hint_y=1,
                 width=dp(72),
             )
         panel.add_widget(total)
@@ -331,6 +343,10 @@ class RoundScreen(Base):
     def owner_menu(self, owner: Owner) -> None:  # pragma: no cover - per game
         raise NotImplementedError
 
+    def row_note(self, row: CheckRow) -> str:
+        """What a row without cards says (the game's screens show the last result there)."""
+        return ""
+
     # -- scoring ------------------------------------------------------------------------------------------
     def score(self) -> None:
         """Score the round; the next round's screen then shows its result (no "Next round" tap)."""
@@ -372,7 +388,7 @@ class RoundScreen(Base):
     def layout_body(self, root: Any, left: Widget, right: Widget) -> None:
         body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
         if landscape():
-            left.size_hint_x = 0.4
+            left.size_hint_x = 0.34
         else:
             left.size_hint_y = 0.62
         body.add_widget(left)
@@ -444,6 +460,12 @@ class JhyapRoundScreen(RoundScreen):
                 )
             )
             left.add_widget(Widget())
+        problems = flow.problems()
+        ready = _("{caller} called. Score the round?").format(caller=flow.caller) if flow.caller else ""
+        if flow.caller_guessed and not problems:
+            ready = _("{caller} called? Tap another name if not, then score.").format(caller=flow.caller)
+        status, colour = self.status_line(view, problems, ready)
+        left.add_widget(AutoLbl(_short(status, 160), "s" if not landscape() else "xs", color=colour))
         if flow.edit_position is None:
             scan_row = hbox(size_hint_y=None, height=TOUCH)
             retry = bool(flow.message) and flow.table_scan is None
@@ -453,6 +475,7 @@ class JhyapRoundScreen(RoundScreen):
                 lambda: self.app.scan(TABLE, len(flow.active), flow.decks),
                 name="scan-table",
                 role="normal" if flow.table_scan else "primary",
+                font_size=font("s"),
             )
             scan.disabled = busy
             scan_row.add_widget(scan)
@@ -469,12 +492,6 @@ class JhyapRoundScreen(RoundScreen):
             left.add_widget(scan_row)
         right = vbox(spacing=dp(6))
         right.add_widget(self.rows_widget(view, self.name_button))
-        problems = flow.problems()
-        ready = _("{caller} called. Score the round?").format(caller=flow.caller) if flow.caller else ""
-        if flow.caller_guessed and not problems:
-            ready = _("{caller} called? Tap another name if not, then score.").format(caller=flow.caller)
-        status, colour = self.status_line(view, problems, ready)
-        right.add_widget(AutoLbl(_short(status, 160), "s", color=colour))
         confirm = Btn(
             _("Score round") if flow.edit_position is None else _("Save round"),
             self.score,
@@ -494,25 +511,23 @@ class JhyapRoundScreen(RoundScreen):
                 bold=True,
                 color=holder_colour(row.colour),
                 size_hint_x=None,
-                width=self._name_w(),
+                width=self.name_width(),
             )
         b: Any = Btn(
             row.title,
             lambda p=row.owner: self.pick_caller(p),
             name=f"caller-{i}",
             role="selected" if row.is_caller else "quiet",
-            size_hint=(None, 1),
-            width=self._name_w(),
+            size_hint_x=None,
+            size_hint_y=1,
+            width=self.name_width(),
             font_size=font("m"),
             bold=row.is_caller,
         )
+        b.text_size = (self.name_width() - dp(8), None)
         if not row.is_caller:
             b.color = holder_colour(row.colour)
         return b
-
-    @staticmethod
-    def _name_w() -> float:
-        return float(dp(120) if landscape() else dp(190))
 
     def last_result(self) -> Widget:
         """The last round's result, on this round's screen until the photo is taken."""
@@ -522,16 +537,6 @@ class JhyapRoundScreen(RoundScreen):
         box.add_widget(
             AutoLbl(_("Round {n}: {what}").format(n=num(result.number), what=result.headline), "s", bold=True)
         )
-        for line in result.lines:
-            if line.points is None:
-                text = _("{name}: out, {total}").format(name=line.name, total=num(line.total))
-            else:
-                text = _("{name}: +{points} = {total}").format(
-                    name=line.name, points=num(line.points), total=num(line.total)
-                )
-            if line.note:
-                text += f" ({line.note})"
-            box.add_widget(AutoLbl(text, "s", color=GREY if line.points is None else TEXT))
         box.add_widget(Widget())
         row = hbox(size_hint_y=None, height=TOUCH)
         row.add_widget(Btn(_("Undo"), self.undo, role="quiet", name="undo", font_size=font("s")))
@@ -542,6 +547,18 @@ class JhyapRoundScreen(RoundScreen):
         )
         box.add_widget(row)
         return box
+
+    def row_note(self, row: CheckRow) -> str:
+        """Before the photo: the player's result in the last round, "+29 = 58" (or out)."""
+        flow = self.kiosk.jhyap
+        if flow.edit_position is not None or flow.table_scan is not None or not self.kiosk.log["rounds"]:
+            return ""
+        result = boards.jhyap_round_result(self.kiosk.log)
+        line = next((x for x in result.lines if x.name == row.owner), None)
+        if line is None or line.points is None:
+            return ""
+        text = _("last round +{points} = {total}").format(points=num(line.points), total=num(line.total))
+        return f"{text} ({line.note})" if line.note else text
 
     def _swap(self, player: str, other: str) -> None:
         self.kiosk.jhyap.swap_hands(player, other)
@@ -564,6 +581,7 @@ class JhyapRoundScreen(RoundScreen):
 
             return run
 
+        sheet.body.add_widget(Btn(_("Add a card"), then(lambda: self.add_card(owner)), name="menu-add"))
         sheet.body.add_widget(
             Btn(_("Type the cards"), then(lambda: self.type_cards(owner)), name="menu-type")
         )
@@ -614,8 +632,11 @@ class SeepDealScreen(RoundScreen):
             dealer = boards.seep_dealer(log, flow.number)
             bar.add_widget(Lbl(_("{dealer} deals").format(dealer=dealer), "s", halign="right"), index=1)
         root.add_widget(bar)
-        left = vbox(spacing=dp(6))
         busy = self.app.scanner.busy
+        counted = view.photo is not None or any(c is not None for c in flow.captured.values())
+        left = vbox(spacing=dp(6))
+        right = vbox(spacing=dp(6))
+        # Left: the photo once the piles are read; before, the last deal's result (or how to play it).
         if busy:
             left.add_widget(AutoLbl(PHASE_TEXT[self.app.scanner.phase], "l", halign="center"))
             left.add_widget(Widget())
@@ -623,18 +644,20 @@ class SeepDealScreen(RoundScreen):
             left.add_widget(self.photo_widget(view))
         elif flow.edit_position is None and log["deals"]:
             left.add_widget(self.last_result())
-        else:
+        elif not counted:
             first, second = (" & ".join(m) for m in flow.teams.values())
             left.add_widget(
                 AutoLbl(
                     _(
                         "Tap each sweep as it happens. At the end, lay {near}'s pile on the near half of "
-                        "the table and {far}'s on the far half, and scan."
+                        "the table and {far}'s on the far half, and scan both."
                     ).format(near=first, far=second),
                     "s",
                     color=MUTED,
                 )
             )
+            left.add_widget(Widget())
+        else:
             left.add_widget(Widget())
         scan_row = hbox(size_hint_y=None, height=TOUCH)
         scan = Btn(
@@ -642,17 +665,24 @@ class SeepDealScreen(RoundScreen):
             lambda: self.app.scan(BOTH, 2, flow.decks),
             name="scan-both",
             role="normal" if flow.both_scanned else "primary",
+            font_size=font("s"),
         )
         scan.disabled = busy
         scan_row.add_widget(scan)
         scan_row.add_widget(
-            Btn(_("Swap sides"), self.swap_halves, name="swap-halves", role="quiet", size_hint_x=0.7)
+            Btn(_("Swap sides"), self.swap_halves, name="swap-halves", role="quiet", font_size=font("s"))
         )
         left.add_widget(scan_row)
-        right = vbox(spacing=dp(6))
-        for k, team in enumerate(flow.teams):
-            right.add_widget(self.sweep_row(flow, team, k))
-        right.add_widget(self.rows_widget(view, self.name_button))
+        # Right: the sweeps during play, big; the piles once they are read.
+        if counted:
+            right.add_widget(self.rows_widget(view, self.name_button))
+        else:
+            for k, team in enumerate(flow.teams):
+                right.add_widget(
+                    AutoLbl(" & ".join(flow.teams[team]), "m", bold=True, color=holder_colour(k))
+                )
+                right.add_widget(self.sweep_row(flow, team, k))
+            right.add_widget(Widget())
         problems = flow.problems()
         missing = flow.missing()
         if missing:
@@ -664,7 +694,7 @@ class SeepDealScreen(RoundScreen):
             status, colour = self.status_line(view, problems, _("All 100 points found. Score the deal?"))
         else:
             status, colour = self.status_line(view, problems, _("Score the deal?"))
-        right.add_widget(AutoLbl(_short(status, 150), "s", color=colour))
+        left.add_widget(AutoLbl(_short(status, 150), "s" if not landscape() else "xs", color=colour), index=1)
         bottom = hbox(size_hint_y=None, height=TOUCH)
         undo = Btn(_("Undo sweep"), self.undo_sweep, role="quiet", name="undo-sweep", font_size=font("s"))
         undo.disabled = not flow.sweeps
@@ -686,9 +716,6 @@ class SeepDealScreen(RoundScreen):
         counts = flow.sweep_counts(team)
         row = hbox(size_hint_y=None, height=TOUCH)
         row.add_widget(
-            Lbl(team, "l", bold=True, color=holder_colour(k), halign="center", size_hint_x=None, width=dp(36))
-        )
-        row.add_widget(
             Btn(
                 _("First play {n}").format(n=num(counts["first"])),
                 lambda: self.sweep(team, "first"),
@@ -702,6 +729,7 @@ class SeepDealScreen(RoundScreen):
                 lambda: self.sweep(team, "normal"),
                 name=f"sweep-{team}",
                 role="warn",
+                font_size=font("s"),
             )
         )
         row.add_widget(
@@ -715,21 +743,25 @@ class SeepDealScreen(RoundScreen):
         return row
 
     def name_button(self, row: CheckRow, i: int) -> Widget:
-        width = dp(120) if landscape() else dp(190)
+        width = self.name_width()
         if row.owner is TABLE_CARDS:
             return Lbl(
                 row.title, "m", bold=True, color=holder_colour(row.colour), size_hint_x=None, width=width
             )
+        sweeps = sum(self.kiosk.seep.sweep_counts(str(row.owner)).values())
+        text = row.title + "\n" + ngettext("{n} sweep", "{n} sweeps", sweeps).format(n=num(sweeps))
         b: Any = Btn(
-            row.title,
+            text,
             lambda o=row.owner: self.owner_menu(o),
             name=f"team-{row.owner}",
             role="quiet",
-            size_hint=(None, 1),
+            size_hint_x=None,
+            size_hint_y=1,
             width=width,
             font_size=font("s"),
         )
         b.color = holder_colour(row.colour)
+        b.text_size = (width - dp(8), None)
         return b
 
     def last_result(self) -> Widget:
@@ -771,6 +803,22 @@ class SeepDealScreen(RoundScreen):
 
             return run
 
+        sweeps = hbox(size_hint_y=None, height=TOUCH)
+        for kind, text in (
+            ("first", _("+ first-play sweep")),
+            ("normal", _("+ sweep")),
+            ("last", _("+ last-play sweep")),
+        ):
+            sweeps.add_widget(
+                Btn(
+                    text,
+                    then(lambda k=kind: self.sweep(owner, k)),
+                    name=f"menu-sweep-{kind}",
+                    font_size=font("s"),
+                )
+            )
+        sheet.body.add_widget(sweeps)
+        sheet.body.add_widget(Btn(_("Add a card"), then(lambda: self.add_card(owner)), name="menu-add"))
         sheet.body.add_widget(
             Btn(_("Type the point cards"), then(lambda: self.type_cards(owner)), name="menu-type")
         )
@@ -823,6 +871,7 @@ class SeatView(Widget):
         self.seats: list[tuple[float, float]] = []
         self.names: list[str] = []
         self.on_tap: Callable[[float, float], None] | None = None
+        self.shape = "round"
         self._tags: list[Widget] = []
         self.bind(pos=self.redraw, size=self.redraw)
 
@@ -852,9 +901,9 @@ class SeatView(Widget):
         with self.canvas.after:
             if self.photo._texture is None:
                 Color(*PANEL)
-                Ellipse(
-                    pos=(ox + w * scale * 0.12, oy + h * scale * 0.12),
-                    size=(w * scale * 0.76, h * scale * 0.76),
+                table = Ellipse if self.shape == "round" else Rectangle
+                table(
+                    pos=(ox + w * scale * 0.2, oy + h * scale * 0.2), size=(w * scale * 0.6, h * scale * 0.6)
                 )
             for i, (sx, sy) in enumerate(self.seats):
                 x, y = ox + sx * w * scale, oy + (1 - sy) * h * scale
@@ -913,6 +962,7 @@ class SeatsScreen(Base):
             view.on_tap = self.tap
         else:
             seats = list(layout(len(players), self.shape, self.side).seats)
+        view.shape = self.shape
         view.show(texture, width, height, seats, players)
         side = vbox(spacing=dp(6))
         if self.taps is not None:

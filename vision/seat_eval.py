@@ -68,6 +68,32 @@ def tables_from_corners(path: Path = CORNERS) -> list[Table]:
     return out
 
 
+def tables_from_labels(truth: Path, images: Path, labels: Path) -> list[Table]:
+    """The whole tables of a synth set, their true corner boxes (the YOLO labels) taken as detections."""
+    import cv2
+
+    from scorer.cards import CARD_CODES
+
+    out = []
+    for line in truth.read_text().splitlines():
+        row = json.loads(line)
+        if row.get("kind") != "table" or len(row.get("hands", [])) < 2:
+            continue
+        image = cv2.imread(str(images / row["image"]))
+        if image is None:
+            raise FileNotFoundError(f"{images / row['image']}: not an image")
+        h, w = image.shape[:2]
+        dets = []
+        for label in (labels / Path(row["image"]).with_suffix(".txt").name).read_text().splitlines():
+            k, cx, cy, bw, bh = label.split()
+            x, y, bw_px, bh_px = float(cx) * w, float(cy) * h, float(bw) * w, float(bh) * h
+            box = (x - bw_px / 2, y - bh_px / 2, x + bw_px / 2, y + bh_px / 2)
+            dets.append(Detection(CARD_CODES[int(k)], 1.0, box))
+        hands = tuple(tuple(hand) for hand in row["hands"])
+        out.append(Table(row["image"], w, h, tuple(cards_from_detections(dets)), hands))
+    return out
+
+
 def tables_read(photos: Sequence[tuple[Path, Sequence[Sequence[str]]]], detector: Any) -> list[Table]:
     """Whole tables read by the kiosk's pipeline (the shipped model)."""
     from vision.pipeline import read_cards
@@ -163,9 +189,12 @@ def clusters_right(table: Table) -> tuple[int, int]:
     return best, len(cards)
 
 
-def seats_right(table: Table, seat_map: SeatMap, rules: SeatRules = DEFAULT_SEAT_RULES) -> tuple[int, int]:
+def seats_right(
+    table: Table, seat_map: SeatMap, rules: SeatRules = DEFAULT_SEAT_RULES, clusters: bool = False
+) -> tuple[int, int]:
     cards = [c for c in table.cards if table.owner(c.code) is not None]
-    got = assign_to_seats([c.box for c in cards], seat_map, table.width, table.height, rules)
+    groups = group_into_hands(cards, len(seat_map)) if clusters else None
+    got = assign_to_seats([c.box for c in cards], seat_map, table.width, table.height, rules, groups)
     return sum(1 for c, s in zip(cards, got, strict=True) if s == table.owner(c.code)), len(cards)
 
 
@@ -179,6 +208,8 @@ def measure(
         "seats from taps": lambda t: seats_right(t, seats_from_taps(t), rules),
         "seats from rough taps": lambda t: seats_right(t, seats_from_taps(t, 0.1, rng), rules),
         "seats from a layout": lambda t: seats_right(t, seats_from_layout(t), rules),
+        "clusters to seats, taps": lambda t: seats_right(t, seats_from_taps(t), rules, clusters=True),
+        "clusters to seats, layout": lambda t: seats_right(t, seats_from_layout(t), rules, clusters=True),
     }
     out = {}
     for name, fn in methods.items():
@@ -207,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--images", type=Path, help="the folder of its images")
     parser.add_argument("--turn", type=float, default=DEFAULT_SEAT_RULES.turn)
     parser.add_argument("--touch", type=float, default=DEFAULT_SEAT_RULES.touch)
-    parser.add_argument("--by", default=DEFAULT_SEAT_RULES.by)
+    parser.add_argument("--by", default=DEFAULT_SEAT_RULES.by, choices=["angle", "distance"])
+    parser.add_argument("--no-read", action="store_true", help="true corners only: no detector")
     args = parser.parse_args(argv)
     rules = SeatRules(turn=args.turn, touch=args.touch, by=args.by)
     _report(
@@ -227,7 +259,19 @@ def main(argv: list[str] | None = None) -> int:
             row = json.loads(line)
             if row.get("kind") == "table" and len(row.get("hands", [])) >= 2:
                 photos.append((images / row["image"], row["hands"]))
-    if photos:
+    if args.truth:
+        labels = (
+            args.images or args.truth.parent.parent / "images" / args.truth.stem
+        ).parent.parent / "labels"
+        labels = labels / args.truth.stem
+        if labels.is_dir():
+            images = args.images or args.truth.parent.parent / "images" / args.truth.stem
+            _report(
+                f"synthetic tables, true corners ({args.truth})",
+                tables_from_labels(args.truth, images, labels),
+                rules,
+            )
+    if photos and not args.no_read:
         from vision.detector import CardDetector
 
         _report("whole tables read by the shipped model", tables_read(photos, CardDetector().load()), rules)

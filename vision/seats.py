@@ -199,16 +199,25 @@ def _touching(boxes: Sequence[Box], share: float) -> list[list[int]]:
 
 
 def assign_to_seats(
-    boxes: Sequence[Box], seat_map: SeatMap, width: int, height: int, rules: SeatRules = DEFAULT_SEAT_RULES
+    boxes: Sequence[Box],
+    seat_map: SeatMap,
+    width: int,
+    height: int,
+    rules: SeatRules = DEFAULT_SEAT_RULES,
+    groups: Sequence[Sequence[int]] | None = None,
 ) -> list[int | None]:
     """The seat (index into ``seat_map.seats``) each card's box lies in front of, or None for a card in
-    the middle of the table. ``boxes`` in photo pixels of a ``width`` x ``height`` photo."""
+    the middle of the table. ``boxes`` in photo pixels of a ``width`` x ``height`` photo. ``groups``
+    (indices into ``boxes``, e.g. the hands :func:`vision.cards.group_into_hands` found by where the cards
+    lie and which way they are turned) each go to one seat, the one most of its cards lie in front of."""
     if width <= 0 or height <= 0:
         raise SeatError(f"photo size must be positive, got {width}x{height}")
     costs = [seat_costs(b, seat_map, width, height, rules) for b in boxes]
     cx, cy = seat_map.centre[0] * width, seat_map.centre[1] * height
     out: list[int | None] = [None] * len(boxes)
-    for group in _touching(boxes, rules.touch) if rules.touch > 0 else [[i] for i in range(len(boxes))]:
+    if groups is None:
+        groups = _touching(boxes, rules.touch) if rules.touch > 0 else [[i] for i in range(len(boxes))]
+    for group in groups:
         total = [sum(costs[i][s] for i in group) for s in range(len(seat_map))]
         seat = min(range(len(seat_map)), key=total.__getitem__)
         sx, sy = seat_map.seats[seat][0] * width - cx, seat_map.seats[seat][1] * height - cy

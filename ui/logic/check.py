@@ -121,7 +121,7 @@ def jhyap_view(flow: JhyapRoundFlow) -> CheckView:
                 title=p,
                 colour=flow.players.index(p),
                 cards=_marks(p, hand, flow.players.index(p), over, flow.extra_cards(p)),
-                total=games.hand_total(codes[p]) if hand is not None else None,
+                total=games.hand_total(codes[p]) if hand else None,  # no cards yet: no total
                 is_caller=p == flow.caller,
                 entered=hand is not None,
             )
