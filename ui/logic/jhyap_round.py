@@ -315,11 +315,11 @@ class JhyapRoundFlow(CardEditing):
             return out
         error = self.check()
         if error:
-            out.append(error)
-            if any(self.extra_cards(p) for p in self.active):
-                out.append(
-                    _("Is a card from the table in the photo? Remove the marked card, or fix the hand.")
+            if any(self.extra_cards(p) for p in self.active):  # ask, in the line the check screen shows
+                error += " " + _(
+                    "Is a card from the table in the photo? Remove the marked card, or fix the hand."
                 )
+            out.append(error)
         return out
 
     def check(self) -> str | None:
