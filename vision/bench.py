@@ -65,11 +65,13 @@ def _worker(kind: str, model: str, images: list[str], repeat: int, threads: int)
     import cv2
 
     photos = [cv2.imread(p, cv2.IMREAD_COLOR) for p in images]
-    if kind == "onnx":
+    if kind in ("onnx", "ncnn"):
         from vision.detector import CardDetector
+        from vision.ncnn_backend import NcnnDetector
 
         # Like for like: Ultralytics reads the whole photo once, upright, without the corner reader.
-        detector = CardDetector(model, threads=threads, tiles=1, rotations=1, reader="off")
+        make = NcnnDetector if kind == "ncnn" else CardDetector
+        detector = make(model, threads=threads, tiles=1, rotations=1, reader="off")
 
         def detect(img: Any) -> list[tuple[str, float, list[float]]]:
             return [(d.code, d.confidence, list(d.box)) for d in detector.detect(img)]
@@ -247,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         default="all",
         help="the reading stage by stage (full against focused), the backends' one pass, or both (default)",
     )
-    parser.add_argument("--worker", choices=("onnx", "ultralytics"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=("onnx", "ncnn", "ultralytics"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -285,10 +287,15 @@ def _bench(args: argparse.Namespace) -> int:
         f"threads; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}",
         flush=True,
     )
-    onnx_runs, ultra_runs = [], []
+    from vision.ncnn_backend import DEFAULT_NCNN
+
+    ncnn_model = args.onnx.parent / DEFAULT_NCNN.name
+    onnx_runs, ultra_runs, ncnn_runs = [], [], []
     for _ in range(max(1, args.rounds)):
         onnx_runs.append(_run_worker("onnx", args.onnx, images, args.repeat, args.threads))
         ultra_runs.append(_run_worker("ultralytics", args.pt, images, args.repeat, args.threads))
+        if ncnn_model.is_file() and not args.stand_in:
+            ncnn_runs.append(_run_worker("ncnn", ncnn_model, images, args.repeat, args.threads))
     onnx, ultra = _combine(onnx_runs), _combine(ultra_runs)
 
     rows = [
@@ -301,6 +308,17 @@ def _bench(args: argparse.Namespace) -> int:
         print(f"{label:30} {fmt.format(a):>13} {fmt.format(b):>13} {b / a:>6.1f}x")
     both, total = _agreement(onnx["found"], ultra["found"])
     print(f"\nagreement: {both} of {total} corners found by both (same code, IoU >= 0.5)")
+    if ncnn_runs:
+        ncnn = _combine(ncnn_runs)
+        ncnn_ms = statistics.median(ncnn["ms"])
+        alike, seen = _agreement(onnx["found"], ncnn["found"])
+        print(
+            f"NCNN ({ncnn_model.name}, the same photos and threads): {ncnn_ms:.1f} ms per photo, "
+            f"{ncnn_ms / statistics.median(onnx['ms']):.1f}x ONNX Runtime's time, "
+            f"{statistics.median(ultra['ms']) / ncnn_ms:.1f}x faster than Ultralytics; start-up "
+            f"{ncnn['startup_s']:.2f} s, {ncnn['peak_rss_mb']:.0f} MB; "
+            f"{alike} of {seen} corners as ONNX Runtime found them"
+        )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     if args.json:
         figures = {
