@@ -565,6 +565,17 @@ def check_database(data_dir: Path) -> Check:
     # Permissions first: a record this account may not read or write is not damaged, and chown fixes it.
     # SQLite also needs to create its -wal and -shm files beside the record.
     unwritable = [str(p) for p in (db, data_dir) if not os.access(p, os.R_OK | os.W_OK)]
+    from ui.logic.faults import read_only_filesystem
+
+    if unwritable and read_only_filesystem(data_dir):
+        return Check(
+            CheckName.DATABASE,
+            Status.FAIL,
+            f"the file system holding {data_dir} is mounted read-only",
+            "A failing SD card often turns read-only: copy the data folder off now (the record is intact "
+            "and readable), then replace the card. Check with: mount | grep ' ro,'",
+            details,
+        )
     if unwritable:
         return Check(
             CheckName.DATABASE,

@@ -76,6 +76,14 @@ def _user() -> str:
         return str(os.getuid()) if hasattr(os, "getuid") else "you"
 
 
+def read_only_filesystem(folder: Path) -> bool:
+    """Whether the file system holding ``folder`` is mounted read-only (POSIX; False where unknown)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
 def photo_usage(data_dir: Path) -> tuple[int, int]:
     """(photos, bytes) in the data folder's photos/ (readable without the record)."""
     count = size = 0
@@ -156,6 +164,23 @@ def problem_for(exc: StoreError, data_dir: Path, in_game: bool = False) -> Probl
         return Problem(fault, _("The SD card is full"), tuple(lines), actions, path)
     if fault is Fault.READ_ONLY:
         folder = path if path.is_dir() else path.parent
+        if read_only_filesystem(folder):  # chown cannot help: the card (or its mount) is read-only
+            return Problem(
+                fault,
+                _("The SD card is read-only"),
+                (
+                    _("The card holding the record ({folder}) can be read but not written.").format(
+                        folder=str(folder)
+                    ),
+                    safe,
+                    _(
+                        "A failing card often turns read-only: copy the data folder off now, then replace "
+                        "the card."
+                    ),
+                ),
+                again,
+                path,
+            )
         return Problem(
             fault,
             _("TableTally may not write its record"),
