@@ -76,8 +76,9 @@ VIEWS: tuple[tuple[float, float, float, float], ...] = tuple(
 
 MIN_CARDS = 13  # different cards a deck must be taught: one suit, ace to king
 BLEND_WEIGHT = 0.3  # the memory's share of the taught cards' probability (measured: docs/vision.md)
-TEMPERATURE = 0.05  # of the cosine similarities' softmax (measured: docs/vision.md)
-VOUCH = 0.5  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
+TEMPERATURE = 0.02  # of the cosine similarities' softmax (measured: docs/vision.md)
+TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught; measured)
+VOUCH = 0.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
 ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)
 WRONG_SHARE = 0.5  # a row photo with more than this share of its cards read as other cards is refused
@@ -366,6 +367,7 @@ class DeckMemory:
     weight: float = BLEND_WEIGHT
     temperature: float = TEMPERATURE
     vouch: float = VOUCH
+    top: int = TOP
     created: str = ""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -426,12 +428,19 @@ class DeckMemory:
         if len(cards) == 0:
             return cards
         columns, sims = self.similarities(features)
-        logits = sims / self.temperature
-        memory = np.exp(logits - logits.max(axis=1, keepdims=True))
-        memory /= memory.sum(axis=1, keepdims=True)
         out = np.array(cards, dtype=np.float64)
-        mass = out[:, columns].sum(axis=1, keepdims=True)
-        out[:, columns] = (1 - self.weight) * out[:, columns] + self.weight * mass * memory
+        # the memory chooses among the taught cards the reader itself ranks in its ``top`` (all: 0)
+        allowed = np.ones((len(out), len(columns)), bool)
+        if 0 < self.top < out.shape[1]:
+            kth = -np.partition(-out, self.top - 1, axis=1)[:, self.top - 1 : self.top]
+            allowed = out[:, columns] >= kth
+        logits = np.where(allowed, sims / self.temperature, -np.inf)
+        best = np.max(np.where(allowed, logits, -1e9), axis=1, keepdims=True)
+        memory = np.where(allowed, np.exp(logits - best), 0.0)
+        memory /= np.maximum(memory.sum(axis=1, keepdims=True), 1e-30)
+        mass = np.where(allowed, out[:, columns], 0.0).sum(axis=1, keepdims=True)
+        blended = (1 - self.weight) * out[:, columns] + self.weight * mass * memory
+        out[:, columns] = np.where(allowed, blended, out[:, columns])
         return out.astype(np.float32)
 
     def merge(self, scores: np.ndarray, cards: np.ndarray, codes: Sequence[str] = CARD_CODES) -> np.ndarray:
@@ -494,6 +503,7 @@ class DeckMemory:
             self.weight,
             self.temperature,
             self.vouch,
+            self.top,
             self.created,
         )
 

@@ -280,16 +280,23 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+GRID = {  # the blends swept by --tune (DeckMemory fields)
+    "top": (0, 2, 3),
+    "weight": (0.3, 0.6, 1.0),
+    "temperature": (0.02, 0.05),
+}
+
+
 def sweep(detector: CardDetector, memory: DeckMemory, scenes: list[Scene]) -> list[tuple[float, ...]]:
-    """(vouch, weight, temperature, cards right, extra, exact photos) for a grid of blends on ``scenes``."""
+    """(top, weight, temperature, cards right, extra, exact photos) for the blends of GRID on ``scenes``."""
     out: list[tuple[float, ...]] = []
-    for vouch in (0.0, 0.5, 1.0):
-        for weight in (0.0, 0.3, 0.6, 1.0):
-            for temperature in (0.02, 0.05, 0.1):
-                memory.vouch, memory.weight, memory.temperature = vouch, weight, temperature
+    for top in GRID["top"]:
+        for weight in GRID["weight"]:
+            for temperature in GRID["temperature"]:
+                memory.top, memory.weight, memory.temperature = int(top), weight, temperature
                 use_deck(detector, memory)
                 s = score(detector, scenes)
-                out.append((vouch, weight, temperature, s.right, s.extra, s.exact))
+                out.append((top, weight, temperature, s.right, s.extra, s.exact))
     use_deck(detector, None)
     return out
 
@@ -312,10 +319,11 @@ def main(argv: list[str] | None = None) -> int:
         scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)
         row, memory = measure(detector, name, teaching_photos(args.faces, name, args.seed), scenes)
         print(f"tuning on {name}: before {pct(row.before)}, exact {row.before.exact}/{row.scenes}")
-        for vouch, weight, temperature, right, extra, exact in sweep(detector, memory, scenes):
+        for top, weight, temperature, right, extra, exact in sweep(detector, memory, scenes):
             print(
-                f"  vouch {vouch:.1f} weight {weight:.1f} temperature {temperature:.2f}: cards right "
-                f"{right:.0f}, extra {extra:.0f}, exact {exact:.0f}"
+                f"  top {top:.0f} weight {weight:.1f} temperature {temperature:.2f}: cards right "
+                f"{right:.0f}, extra {extra:.0f}, exact {exact:.0f}",
+                flush=True,
             )
         sys.stdout.flush()
     for name in draw_designs(args.faces, args.designs):

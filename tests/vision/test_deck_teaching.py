@@ -64,6 +64,8 @@ def test_teaching_a_held_out_deck_raises_its_reading(deck: dict[str, Any]) -> No
     from vision.deck import teach
 
     detector = dt.make_detector()
+    reader = detector.reader
+    assert reader is not None
     memory, matches = teach("Family", deck["rows"], detector)
     assert len(memory.cards) == 53 and len(matches) == 53
     name = deck["name"]
@@ -75,8 +77,8 @@ def test_teaching_a_held_out_deck_raises_its_reading(deck: dict[str, Any]) -> No
         if not scene.labels:
             continue
         truth = np.array([label[0] for label in scene.labels])
-        patches = [corner_patch(scene.image, tuple(label[1:])) for label in scene.labels]
-        cards, _, features = detector.reader.read_patches(patches)
+        patches = [corner_patch(scene.image, (b[1], b[2], b[3], b[4])) for b in scene.labels]
+        cards, _, features = reader.read_patches(patches)
         standard += int((cards.argmax(axis=1) == truth).sum())
         taught += int((memory.blend(cards, features).argmax(axis=1) == truth).sum())
         corners += len(truth)
