@@ -43,7 +43,7 @@ def open_page(browser: Chromium, port: int) -> None:
     browser.wait_for("document.querySelector('#board').dataset.version")
 
 
-def test_a_confirmed_round_shows_on_the_page_within_a_second(
+def test_a_confirmed_round_shows_on_the_page_by_itself(
     browser: Chromium, server: ShareServer, kiosk: Kiosk
 ) -> None:
     open_page(browser, server.port)
@@ -52,8 +52,9 @@ def test_a_confirmed_round_shows_on_the_page_within_a_second(
         before = browser.evaluate("document.querySelector('#board').dataset.version")
         started = time.monotonic()
         play(kiosk, caller, hands)
-        browser.wait_for(f"document.querySelector('#board').dataset.version !== {before!r}", timeout=1.0)
-        assert time.monotonic() - started < 1.0
+        browser.wait_for(f"document.querySelector('#board').dataset.version !== {before!r}", timeout=5.0)
+        # Pushed, not found by a poll (every 3 s); the delay itself is measured by ui.share.loadtest.
+        assert time.monotonic() - started < 2.5
         assert browser.evaluate(SHOWN_TOTALS) == expected_totals(kiosk)
     text = browser.text()
     assert "Last round 2" in text
