@@ -371,11 +371,22 @@ class RulesSheet(Sheet):
         super().__init__(_("Rules (the rules engine's defaults)"))
         self.form = form
         self.on_close = on_close
-        self.rows = vbox(size_hint_y=None)
-        self.body.add_widget(scroller(self.rows))
-        bottom = hbox(size_hint_y=None, height=TOUCH)
-        bottom.add_widget(Btn(_("Done"), self.close, role="primary", name="rules-done"))
-        self.body.add_widget(bottom)
+        self.rows = vbox(size_hint_y=None, spacing=0 if landscape() else dp(6))
+        done = Btn(_("Done"), self.close, role="primary", name="rules-done")
+        if landscape():
+            # Done beside the title: every rule and the decks fit 800x480 without scrolling.
+            self.body.remove_widget(self.title_label)
+            top = hbox(size_hint_y=None, height=TOUCH)
+            top.add_widget(Lbl(self.title_label.text, "l", bold=True))
+            done.size_hint_x, done.width = None, dp(140)
+            top.add_widget(done)
+            self.body.add_widget(top)
+            self.body.add_widget(scroller(self.rows))
+        else:
+            self.body.add_widget(scroller(self.rows))
+            bottom = hbox(size_hint_y=None, height=TOUCH)
+            bottom.add_widget(done)
+            self.body.add_widget(bottom)
         self.fill()
 
     def fill(self) -> None:
@@ -442,7 +453,7 @@ class RulesSheet(Sheet):
                         role="selected" if self.form.decks == decks else "quiet",
                         name=f"decks-{decks}",
                         size_hint_x=None,
-                        width=dp(96 if decks is None else 60),
+                        width=max(dp(96), font("m") * 5.2) if decks is None else dp(60),
                     )
                 )
             self.rows.add_widget(row)
@@ -484,7 +495,7 @@ def table(
                 halign="left" if c == 0 or (c == len(row) - 1 and not rows[0][c]) else "right",
                 size_hint_x=widths[c],
                 size_hint_y=None,
-                height=dp(26) if r == 0 else font("m") * 1.5,
+                height=font("s") * 1.5 if r == 0 else font("m") * 1.5,
                 color=colour,
                 bold=(c == bold_col and r > 0),
                 shorten=True,
@@ -648,7 +659,7 @@ class ScoreboardScreen(Base):
                     "s",
                     color=colour,
                     size_hint=(None, None),
-                    height=dp(26),
+                    height=font("s") * 1.5,
                     width=font("s") * (len(name) * 0.6 + 1.2),
                     bold=True,
                 )

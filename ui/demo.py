@@ -39,6 +39,7 @@ NAME_KEYS = {
     "बिकास": ["\u0926\u0947\u0935", "ब", "ि", "क", "ा", "स"],
     "Chandra": ["C", "h", "a", "n", "d", "r", "a"],
     "Dipa": ["D", "i", "p", "a"],
+    "Eka": ["E", "k", "a"],
 }
 MAX_SCORE = 100  # a short game for the demo: "Out above" lowered from 200 in the rules sheet
 # (caller, hands by seat) for each round; the scorer decides what they make.
@@ -324,10 +325,10 @@ def set_team(d: Driver, app: Any, team: str, cards: list[str] | None, shot: str 
     yield from d.press("done")
 
 
-def new_jhyap(d: Driver, app: Any, typed: bool = True) -> Script:
+def new_jhyap(d: Driver, app: Any, typed: bool = True, players: list[str] = PLAYERS) -> Script:
     yield from d.press("new-jhyap")
     yield from d.shot("new-jhyap-empty")
-    for i, name in enumerate(PLAYERS):
+    for i, name in enumerate(players):
         recent = [n for n in app.screens["new_game"].form.recent_choices()]
         if not typed and name in recent:
             d.tap(f"recent-{recent.index(name)}")
@@ -562,6 +563,15 @@ class ScriptedTable:
         self.misread: tuple[str, str] | None = None  # (true code, code read)
         self.misplaced: tuple[str, int] | None = None  # (code, seat it lies in front of)
 
+    def scanner(self, app: Any) -> Any:
+        """The kiosk's own scanner (camera, worker thread) reading with this table's detections."""
+        from ui.logic.scan import Scanner
+        from vision.fake import FakeDetector
+
+        return Scanner(
+            app.camera_spec(), None, dispatch=app._dispatch, detector=FakeDetector(self.detections)
+        )
+
     def detections(self, image: Any) -> list[Any]:
         from vision.types import Detection
 
@@ -578,8 +588,11 @@ class ScriptedTable:
             # In front of the seat, a quarter of the way in; cards side by side across the seat's direction.
             x, y = (sx + (cx - sx) * 0.25) * w, (sy + (cy - sy) * 0.25) * h
             dx, dy = -(sy - cy) * h, (sx - cx) * w
-            norm = max(1.0, (dx * dx + dy * dy) ** 0.5)
-            k = counts[seat] - 2
+            norm = (dx * dx + dy * dy) ** 0.5
+            middle = norm < 1  # the table's centre: the draw and discard piles, side by side
+            if middle:
+                dx, dy, norm = 1.0, 0.0, 1.0
+            k = counts[seat] - (0.5 if middle else 2)
             counts[seat] += 1
             x, y = x + dx / norm * k * size * 1.6, y + dy / norm * k * size * 1.6
             box = (x - size / 3, y - size / 2, x + size / 3, y + size / 2)
@@ -594,13 +607,9 @@ def tap_count_script(d: Driver, app: Any) -> Script:
     """Counts the taps of a Jhyap round and a Seep deal on the real screens, the camera's reading scripted
     (vision.fake.FakeDetector): read right, one card misread, one card misplaced; a Seep deal read right."""
     from ui.logic.check import card_choices, jhyap_view
-    from ui.logic.scan import Scanner
-    from vision.fake import FakeDetector
 
     table = ScriptedTable()
-    app.scanner = Scanner(
-        app.camera_spec(), None, dispatch=app._dispatch, detector=FakeDetector(table.detections)
-    )
+    app.scanner = table.scanner(app)
     counts: dict[str, int] = {}
     yield 0.2
     yield from new_jhyap(d, app)
@@ -679,7 +688,7 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
     while not app.scanner.ready:  # loaded in the background since start-up
         yield 0.05
     flow = app.kiosk.jhyap
-    times: dict[str, list[tuple[float, float, float]]] = {}
+    times: dict[str, list[tuple[float, float, float, float]]] = {}
     photos = len(app.scanner.camera.paths) if app.scanner.camera is not None else 4
     for _ in range(rounds * max(photos, 1)):
         d.tap("scan-table")
@@ -706,11 +715,45 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
     step(f"scan-speed median ratio {statistics.median(ratios):.2f}x (target: at most 1.20x)")
 
 
+def five_players_script(d: Driver, app: Any) -> Script:
+    """Five players, five cards each and the draw and discard piles in the middle: every hand, its total
+    and the table's cards on one screen (checked like every screenshot: text that fits, fingertip targets)."""
+
+    table = ScriptedTable()
+    app.scanner = table.scanner(app)
+    players = [*PLAYERS, "Eka"]
+    yield 0.2
+    yield from new_jhyap(d, app, players=players)
+    seats = app.kiosk.seat_map()
+    table.seats, table.centre = [*seats.seats, seats.centre], seats.centre
+    hands = [
+        ["AS", "2H"],
+        ["KS", "QH", "9C", "4D", "4S"],
+        ["10D", "JC", "8S", "7H", "6H"],
+        ["5C", "6D", "9H", "JD", "2S"],
+        ["AC", "3H", "8D", "9S", "10H"],
+    ]
+    table.hands = [*hands, ["7S", "5H"]]  # the last "seat" is the table's centre: the draw and discard piles
+    table.misread = ("9C", "6C")  # one card in doubt: dashed, with a "?" badge
+    yield from d.press("scan-table")
+    yield from wait_idle(app)
+    flow = app.kiosk.jhyap
+    read = [sorted(c.replace("6C", "9C") for c in flow.codes()[p]) for p in players]
+    if read != [sorted(h) for h in hands]:
+        raise DemoError(f"five players: the round holds {flow.codes()}")
+    if sorted(c.code for c in flow.table_cards) != ["5H", "7S"]:
+        raise DemoError(f"five players: the table holds {[c.code for c in flow.table_cards]}")
+    yield from d.shot("five-players")
+    yield from d.press("confirm")
+    yield from d.shot("five-players-next")
+
+
 SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "full": full_demo,
     "crash": crash_script,
     "resume": resume_script,
     "taps": tap_count_script,
+    "five": five_players_script,
     "scan-speed": scan_speed_script,
 }
 

@@ -431,7 +431,7 @@ class JhyapRoundScreen(RoundScreen):
             bar.add_widget(
                 Lbl(
                     _("{dealer} deals, {starter} starts").format(dealer=flow.dealer, starter=flow.starter),
-                    "s",
+                    "s" if landscape() else "xs",
                     halign="right",
                 ),
                 index=1,
@@ -642,15 +642,13 @@ class SeepDealScreen(RoundScreen):
             left.add_widget(Widget())
         elif view.photo is not None:
             left.add_widget(self.photo_widget(view))
-        elif flow.edit_position is None and log["deals"]:
-            left.add_widget(self.last_result())
         elif not counted:
             first, second = (" & ".join(m) for m in flow.teams.values())
             left.add_widget(
                 AutoLbl(
                     _(
-                        "Tap each sweep as it happens. At the end, lay {near}'s pile on the near half of "
-                        "the table and {far}'s on the far half, and scan both."
+                        "Tap each sweep as it happens. At the end: {near}'s pile on the near half of the "
+                        "table, {far}'s on the far half, then scan."
                     ).format(near=first, far=second),
                     "s",
                     color=MUTED,
@@ -682,7 +680,10 @@ class SeepDealScreen(RoundScreen):
                     AutoLbl(" & ".join(flow.teams[team]), "m", bold=True, color=holder_colour(k))
                 )
                 right.add_widget(self.sweep_row(flow, team, k))
-            right.add_widget(Widget())
+            if flow.edit_position is None and log["deals"]:
+                right.add_widget(self.last_result())
+            else:
+                right.add_widget(Widget())
         problems = flow.problems()
         missing = flow.missing()
         if missing:

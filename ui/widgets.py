@@ -263,20 +263,21 @@ class CardChip(Button):
             elif self._outline is not None:
                 Color(*self._outline)
                 Line(rectangle=(x, y, w, h), width=dp(2))
-            if self.uncertain:  # the "?" badge in the top right corner
-                r = min(dp(10), h / 4)
-                Color(*WARN)
-                Ellipse(pos=(self.right - 2 * r - 1, self.top - 2 * r - 1), size=(2 * r, 2 * r))
-        if self.uncertain:
+        if self.uncertain:  # the "?" badge in the top right corner, a dark "?" on an orange disc
             if self._badge is None:
                 self._badge = Label(text="?", bold=True, color=PRIMARY_TEXT, size_hint=(None, None))
                 self.add_widget(self._badge)
-            r = min(dp(10), h / 4)
-            self._badge.font_size = 1.6 * r
-            self._badge.size = (2 * r, 2 * r)
-            self._badge.text_size = self._badge.size
-            self._badge.halign = self._badge.valign = "center"
-            self._badge.pos = (self.right - 2 * r - 1, self.top - 2 * r - 1)
+            r = min(dp(11), h / 4)
+            badge = self._badge
+            badge.font_size = 1.6 * r
+            badge.size = (2 * r, 2 * r)
+            badge.text_size = badge.size
+            badge.halign = badge.valign = "center"
+            badge.pos = (self.right - 2 * r - 1, self.top - 2 * r - 1)
+            badge.canvas.before.clear()
+            with badge.canvas.before:
+                Color(*WARN)
+                Ellipse(pos=badge.pos, size=badge.size)
         elif self._badge is not None:
             self.remove_widget(self._badge)
             self._badge = None
@@ -798,7 +799,9 @@ class NameKeyboardSheet(Sheet):
         self.body.remove_widget(self.title_label)  # the typed name is the title: every row for the keys
         self.kb = NameKeyboard()
         self.on_done = on_done
-        self.display = Lbl("", "xl", halign="center", size_hint_y=None, height=TOUCH, bold=True)
+        self.display = Lbl(
+            "", "xl", halign="center", size_hint_y=None, height=max(TOUCH, font("xl") * 1.5), bold=True
+        )
         self._hint = title
         self._show()
         with self.display.canvas.before:

@@ -209,3 +209,31 @@ def test_the_demo_counts_two_taps_for_a_round_read_right_and_four_with_one_card_
     assert taps["jhyap, one card misread"] == 4  # scan, the card, its right code, score
     assert taps["jhyap, one card misplaced"] == 4  # scan, the card, "to <player>", score
     assert taps["seep, read right, 2 sweeps"] == 2 + 2  # the sweeps, one photo of both piles, score
+
+
+@pytest.mark.parametrize("size", ["landscape", "portrait"])
+def test_five_hands_and_the_table_fit_one_screen_with_every_total(tmp_path: Path, size: str) -> None:
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ui.demo",
+            "--script",
+            "five",
+            "--size",
+            size,
+            "--out",
+            str(tmp_path / "shots"),
+        ],
+        cwd=ROOT,
+        env=demo_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    result = result_line(proc.stdout)
+    assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    # Five rows of five cards and the table's two, with no scrolling: every card a fingertip wide, every
+    # word whole (the script checks that the seats gave every card to its player and the piles to the table).
+    assert result["small_targets"] == [] and result["cut_text"] == []
+    assert (tmp_path / "shots" / size / "07-five-players.png").is_file()

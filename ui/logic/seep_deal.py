@@ -138,7 +138,7 @@ class SeepDealFlow(CardEditing):
 
     def problems(self) -> list[str]:
         if all(c is None for c in self.captured.values()):
-            return [_("Scan one team's point cards (or both).")]
+            return [_("Scan both piles, or type a team's point cards.")]
         if self.edit_position is None:
             error = games.check_seep_entry(self.log, self.entry())
         else:
