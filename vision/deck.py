@@ -10,10 +10,11 @@ card on the table lies at any angle), are the deck's memory (:class:`DeckMemory`
 Reading with a taught deck, the reader computes the same features of every corner it reads; the memory's
 **class prototypes** (the mean feature of each taught card, centred on the deck's own mean) give, by cosine
 similarity, a second opinion over the taught cards, which is blended into the reader's card
-probabilities (:meth:`DeckMemory.blend`): the share the reader gave the taught cards is redistributed
-among them, ``(1 - weight) * reader + weight * memory``; cards never taught and the reader's "no corner"
-share are left alone. The weight and the temperature were chosen by measurement (docs/vision.md, "A taught
-deck"). Without a deck the reader reads exactly as before.
+probabilities (:meth:`DeckMemory.blend`) wherever the reader is less than ``GATE`` sure of its best card:
+the share the reader gave the taught cards is redistributed among them, ``(1 - weight) * reader + weight *
+memory``; cards never taught and the reader's "no corner" share are left alone. The weight, temperature and
+gate were chosen by measurement (docs/vision.md, "A taught deck"). Without a deck the reader reads exactly
+as before.
 
 A deck lives in the data directory, ``<data>/decks/<name>/`` (:class:`DeckShelf`): ``memory.npz`` (the
 patches, their codes and photos, the features) and ``deck.json`` (what a person reads: cards, photos,
@@ -78,6 +79,7 @@ MIN_CARDS = 13  # different cards a deck must be taught: one suit, ace to king
 BLEND_WEIGHT = 0.3  # the memory's share of the taught cards' probability (measured: docs/vision.md)
 TEMPERATURE = 0.02  # of the cosine similarities' softmax (measured: docs/vision.md)
 TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught; measured)
+GATE = 0.9  # the memory only acts where the reader's best card is less sure than this (over 1: always)
 VOUCH = 0.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
 ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)
@@ -368,6 +370,7 @@ class DeckMemory:
     temperature: float = TEMPERATURE
     vouch: float = VOUCH
     top: int = TOP
+    gate: float = GATE
     created: str = ""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -429,11 +432,12 @@ class DeckMemory:
             return cards
         columns, sims = self.similarities(features)
         out = np.array(cards, dtype=np.float64)
-        # the memory chooses among the taught cards the reader itself ranks in its ``top`` (all: 0)
-        allowed = np.ones((len(out), len(columns)), bool)
+        # the memory chooses among the taught cards the reader itself ranks in its ``top`` (all: 0), and
+        # only where the reader is less sure than ``gate`` of its best card
+        allowed = np.repeat(out.max(axis=1, keepdims=True) < self.gate, len(columns), axis=1)
         if 0 < self.top < out.shape[1]:
             kth = -np.partition(-out, self.top - 1, axis=1)[:, self.top - 1 : self.top]
-            allowed = out[:, columns] >= kth
+            allowed &= out[:, columns] >= kth
         logits = np.where(allowed, sims / self.temperature, -np.inf)
         best = np.max(np.where(allowed, logits, -1e9), axis=1, keepdims=True)
         memory = np.where(allowed, np.exp(logits - best), 0.0)
@@ -504,6 +508,7 @@ class DeckMemory:
             self.temperature,
             self.vouch,
             self.top,
+            self.gate,
             self.created,
         )
 

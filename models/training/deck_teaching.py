@@ -281,22 +281,22 @@ def table(rows: list[Row]) -> str:
 
 
 GRID = {  # the blends swept by --tune (DeckMemory fields)
-    "top": (0, 2, 3),
+    "gate": (1.01, 0.9, 0.7),
     "weight": (0.3, 0.6, 1.0),
-    "temperature": (0.02, 0.05),
+    "temperature": (0.02,),
 }
 
 
 def sweep(detector: CardDetector, memory: DeckMemory, scenes: list[Scene]) -> list[tuple[float, ...]]:
-    """(top, weight, temperature, cards right, extra, exact photos) for the blends of GRID on ``scenes``."""
+    """(gate, weight, temperature, cards right, extra, exact photos) for the blends of GRID on ``scenes``."""
     out: list[tuple[float, ...]] = []
-    for top in GRID["top"]:
+    for gate in GRID["gate"]:
         for weight in GRID["weight"]:
             for temperature in GRID["temperature"]:
-                memory.top, memory.weight, memory.temperature = int(top), weight, temperature
+                memory.gate, memory.weight, memory.temperature = gate, weight, temperature
                 use_deck(detector, memory)
                 s = score(detector, scenes)
-                out.append((top, weight, temperature, s.right, s.extra, s.exact))
+                out.append((gate, weight, temperature, s.right, s.extra, s.exact))
     use_deck(detector, None)
     return out
 
@@ -319,9 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)
         row, memory = measure(detector, name, teaching_photos(args.faces, name, args.seed), scenes)
         print(f"tuning on {name}: before {pct(row.before)}, exact {row.before.exact}/{row.scenes}")
-        for top, weight, temperature, right, extra, exact in sweep(detector, memory, scenes):
+        for gate, weight, temperature, right, extra, exact in sweep(detector, memory, scenes):
             print(
-                f"  top {top:.0f} weight {weight:.1f} temperature {temperature:.2f}: cards right "
+                f"  gate {gate:.2f} weight {weight:.1f} temperature {temperature:.2f}: cards right "
                 f"{right:.0f}, extra {extra:.0f}, exact {exact:.0f}",
                 flush=True,
             )
