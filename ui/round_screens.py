@@ -666,6 +666,7 @@ class SeepDealScreen(RoundScreen):
             font_size=font("s"),
         )
         scan.disabled = busy
+        scan.size_hint_x = 1.3
         scan_row.add_widget(scan)
         scan_row.add_widget(
             Btn(_("Swap sides"), self.swap_halves, name="swap-halves", role="quiet", font_size=font("s"))
@@ -675,15 +676,16 @@ class SeepDealScreen(RoundScreen):
         if counted:
             right.add_widget(self.rows_widget(view, self.name_button))
         else:
+            last = boards.seep_deal_result(log) if flow.edit_position is None and log["deals"] else None
             for k, team in enumerate(flow.teams):
-                right.add_widget(
-                    AutoLbl(" & ".join(flow.teams[team]), "m", bold=True, color=holder_colour(k))
-                )
+                header = " & ".join(flow.teams[team])
+                if last is not None:
+                    header = _("{team}: {points} last deal").format(team=header, points=num(last.lines[k][3]))
+                right.add_widget(AutoLbl(header, "m", bold=True, color=holder_colour(k)))
                 right.add_widget(self.sweep_row(flow, team, k))
-            if flow.edit_position is None and log["deals"]:
+            if last is not None:
                 right.add_widget(self.last_result())
-            else:
-                right.add_widget(Widget())
+            right.add_widget(Widget())
         problems = flow.problems()
         missing = flow.missing()
         if missing:
@@ -767,21 +769,12 @@ class SeepDealScreen(RoundScreen):
 
     def last_result(self) -> Widget:
         result = boards.seep_deal_result(self.kiosk.log)
-        box = Panel(orientation="vertical", padding=dp(6), spacing=dp(2))
-        box.add_widget(AutoLbl(_("Deal {n}").format(n=num(result.number)), "s", bold=True))
-        for name, cards, sweeps, points in result.lines:
-            box.add_widget(
-                AutoLbl(
-                    _("{team}: {cards} + {sweeps} = {points}").format(
-                        team=name, cards=num(cards), sweeps=num(sweeps), points=num(points)
-                    ),
-                    "s",
-                )
-            )
-        box.add_widget(AutoLbl(result.lead_text, "s", bold=True))
+        box = Panel(orientation="vertical", padding=dp(6), spacing=dp(2), size_hint_y=None)
+        box.bind(minimum_height=box.setter("height"))
+        lead = _("Deal {n}: {lead}").format(n=num(result.number), lead=result.lead_text)
+        box.add_widget(AutoLbl(lead, "s", bold=True))
         if result.baazi_text:
             box.add_widget(AutoLbl(result.baazi_text, "s", color=WARN))
-        box.add_widget(Widget())
         row = hbox(size_hint_y=None, height=TOUCH)
         row.add_widget(Btn(_("Undo"), self.undo, role="quiet", name="undo", font_size=font("s")))
         row.add_widget(
@@ -791,6 +784,11 @@ class SeepDealScreen(RoundScreen):
         )
         box.add_widget(row)
         return box
+
+    def row_note(self, row: CheckRow) -> str:
+        if row.owner is not TABLE_CARDS and not row.entered:
+            return _("Not counted: gets every point card the other team did not take.")
+        return ""
 
     def owner_menu(self, owner: Owner) -> None:
         assert isinstance(owner, str)
