@@ -164,6 +164,21 @@ class Driver:
         touch.touch_up()
         self.taps += 1
 
+    def tap_photo(self) -> None:
+        """Tap the round's photo beside its cards (a corner of it): it opens full screen."""
+        from kivy.tests.common import UnitTestTouch
+
+        from ui.widgets import PhotoView
+
+        photo = next((w for w in self.widgets() if isinstance(w, PhotoView) and w.on_photo), None)
+        if photo is None:
+            raise DemoError(f"no photo to tap on screen {self.app.current!r}")
+        x, y = photo.to_window(photo.x + 3, photo.y + 3)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        self.taps += 1
+
     def check_targets(self, label: str) -> None:
         """Every button on screen must be at least 48 x 48 px (a fingertip) and lie inside the window
         (inside its scroll view's width, for lists that scroll up and down)."""
@@ -400,6 +415,13 @@ def play_round(
         yield from d.press("other-card")
         yield from d.shot("card-picker")
         yield from d.press("cancel")
+        # The photo full screen, zoomed in: every card outlined in its player's colour.
+        d.tap_photo()
+        yield
+        yield from d.shot("photo")
+        yield from d.press("zoom-in", "zoom-in")
+        yield from d.shot("photo-zoom")
+        yield from d.press("photo-back")
     if shots:
         yield from d.shot(f"round{number}-ready")
     started = time.perf_counter()

@@ -20,6 +20,7 @@ from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.metrics import dp
 from kivy.uix.floatlayout import FloatLayout
 from kivy.uix.scatter import Scatter
+from kivy.uix.stencilview import StencilView
 from kivy.uix.widget import Widget
 
 from ui.app import Base, _short
@@ -104,6 +105,10 @@ class ChipRow(FloatLayout):
             x += TOUCH + dp(4)
 
 
+class ClipArea(StencilView, FloatLayout):
+    """A layout that draws nothing of its children outside itself (the zoomed photo stays in its frame)."""
+
+
 class PhotoSheet(Sheet):
     """The scan photo full screen: pinch or the + and - buttons to zoom, drag to look round, tap a card."""
 
@@ -111,7 +116,7 @@ class PhotoSheet(Sheet):
         self, title: str, texture: Any, meta: dict[str, Any], boxes: list[Any], on_box: Callable[[Any], None]
     ):
         super().__init__(title)
-        self.area = FloatLayout()
+        self.area = ClipArea()
         self.scatter = Scatter(do_rotation=False, scale_min=1, scale_max=6, size_hint=(None, None))
         self.view = PhotoView(show_labels=True)
         self.view.set_image(texture, meta["width"], meta["height"])

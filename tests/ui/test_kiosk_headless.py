@@ -72,6 +72,7 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
         "seats.png",
         "round1-scanned.png",
         "card-menu.png",
+        "photo-zoom.png",
         "card-picker.png",
         "camera-failed.png",
         "round1-result.png",
