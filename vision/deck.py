@@ -80,6 +80,7 @@ BLEND_WEIGHT = 0.3  # the memory's share of the taught cards' probability (measu
 TEMPERATURE = 0.02  # of the cosine similarities' softmax (measured: docs/vision.md)
 TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught; measured)
 GATE = 0.9  # the memory only acts where the reader's best card is less sure than this (over 1: always)
+RERANK = False  # the memory may only re-rank: no card's probability above the reader's best (measured)
 VOUCH = 0.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
 ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)
@@ -371,6 +372,7 @@ class DeckMemory:
     vouch: float = VOUCH
     top: int = TOP
     gate: float = GATE
+    rerank: bool = RERANK
     created: str = ""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -444,6 +446,10 @@ class DeckMemory:
         memory /= np.maximum(memory.sum(axis=1, keepdims=True), 1e-30)
         mass = np.where(allowed, out[:, columns], 0.0).sum(axis=1, keepdims=True)
         blended = (1 - self.weight) * out[:, columns] + self.weight * mass * memory
+        if self.rerank:  # the memory says which card, the reader how sure: no card above the reader's best
+            ceiling = out.max(axis=1, keepdims=True)
+            top = np.max(np.where(allowed, blended, 0.0), axis=1, keepdims=True)
+            blended = blended * np.minimum(1.0, ceiling / np.maximum(top, 1e-30))
         out[:, columns] = np.where(allowed, blended, out[:, columns])
         return out.astype(np.float32)
 
@@ -509,6 +515,7 @@ class DeckMemory:
             self.vouch,
             self.top,
             self.gate,
+            self.rerank,
             self.created,
         )
 

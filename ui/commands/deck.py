@@ -6,7 +6,8 @@
 
 A photo named by a card code (QH.jpg, 10S.png, JK-2.jpg: a suffix after "-" tells two photos of one card
 apart) shows that one card, face up. Any other photo is a row of cards, listed left to right by one
---order each, in the order the row photos are given (a second row below the first continues it). Every
+--order each (the options after the photos), in the order the row photos are given (a second row below
+the first continues it). Every
 photo is read and matched before anything is saved; a problem (an unknown code, a photo with no card or
 with too many, a row read as another suit, too few cards, two cards that look alike) is one line on
 standard error and nothing is saved. `tabletally detect --deck NAME` and the kiosk's Settings read with a
