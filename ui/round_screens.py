@@ -40,7 +40,7 @@ from ui.logic.check import (
 )
 from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
 from ui.logic.kiosk import KioskError
-from ui.logic.scan import PHASE_TEXT, card_label
+from ui.logic.scan import PHASE_TEXT, HandCard, card_label
 from ui.logic.seep_deal import BOTH, SeepDealFlow
 from ui.widgets import (
     DANGER,
@@ -76,20 +76,18 @@ def holder_colour(colour: int) -> tuple[float, float, float, float]:
 class ChipRow(FloatLayout):
     """The cards of one row, placed by :func:`ui.logic.check.fit_chips` whenever the row's size changes."""
 
-    def __init__(self, chips: Sequence[CardChip], extra: Sequence[Widget] = (), **kw: Any) -> None:
+    def __init__(self, chips: Sequence[CardChip], **kw: Any) -> None:
         super().__init__(**kw)
         self.chips = list(chips)
-        self.extra = list(extra)
         # The widest chip as made (its text at full size), before any fitting shrinks it.
         self.natural = max([c.width for c in self.chips] + [font("m") * 2.6])
-        for w in (*self.chips, *self.extra):
-            w.size_hint = (None, None)
-            self.add_widget(w)
+        for chip in self.chips:
+            chip.size_hint = (None, None)
+            self.add_widget(chip)
         self.bind(size=self._place, pos=self._place)
 
     def _place(self, *_: Any) -> None:
-        extra_w = sum(TOUCH + dp(4) for _ in self.extra)
-        w, h, per = fit_chips(len(self.chips), self.width - extra_w, self.height, self.natural, TOUCH, dp(4))
+        w, h, per = fit_chips(len(self.chips), self.width, self.height, self.natural, TOUCH, dp(4))
         lines = max(1, math.ceil(len(self.chips) / per)) if self.chips else 1
         top = self.y + (self.height + lines * h + (lines - 1) * dp(4)) / 2
         for i, chip in enumerate(self.chips):
@@ -98,11 +96,6 @@ class ChipRow(FloatLayout):
             # A narrower chip than its text: a smaller font, so the whole card name still shows.
             chip.font_size = min(font("m"), (w - dp(6)) / (len(chip.text) * 0.62 + 0.2))
             chip.pos = (self.x + col * (w + dp(4)), top - (line + 1) * h - line * dp(4))
-        x = self.x + (min(len(self.chips), per) * (w + dp(4)) if self.chips else 0)
-        for e in self.extra:
-            e.size = (TOUCH, min(TOUCH, self.height))
-            e.pos = (x, self.y + (self.height - e.height) / 2)
-            x += TOUCH + dp(4)
 
 
 class ClipArea(StencilView, FloatLayout):
@@ -401,9 +394,7 @@ class RoundScreen(Base):
         root.add_widget(body)
 
 
-def _chip_card(m: CardMark) -> Any:
-    from ui.logic.scan import HandCard
-
+def _chip_card(m: CardMark) -> HandCard:
     return HandCard(m.code, uncertain=m.doubtful, box=m.box)
 
 

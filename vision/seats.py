@@ -138,9 +138,11 @@ def _angle_gap(a: float, b: float) -> float:
 
 @dataclass(frozen=True)
 class SeatRules:
-    """How cards are given to seats. ``turn``: weight of the card's turn against its direction (0: by
-    direction alone); ``touch``: cards whose boxes lie closer than this share of a box size form one group
-    (a fan, a row) that goes to one seat."""
+    """How cards are given to seats. ``by``: "angle" (the card's direction from the table's centre against
+    the seat's) or "distance" (to the seat's point, in seat spacings); ``turn``: weight of the card's turn
+    (0: where it lies alone); ``touch``: cards whose boxes lie closer than this share of a box size form one
+    group (a fan, a row) that goes to one seat (0: none). The defaults were measured with
+    ``python -m vision.seat_eval`` (docs/vision.md, Seats)."""
 
     turn: float = 0.0
     touch: float = 0.0
@@ -212,6 +214,8 @@ def assign_to_seats(
     lie and which way they are turned) each go to one seat, the one most of its cards lie in front of."""
     if width <= 0 or height <= 0:
         raise SeatError(f"photo size must be positive, got {width}x{height}")
+    if rules.by not in ("angle", "distance"):
+        raise SeatError(f"unknown seat rule {rules.by!r} (expected angle or distance)")
     costs = [seat_costs(b, seat_map, width, height, rules) for b in boxes]
     cx, cy = seat_map.centre[0] * width, seat_map.centre[1] * height
     out: list[int | None] = [None] * len(boxes)

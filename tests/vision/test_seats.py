@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from vision.seat_eval import measure, tables_from_corners
-from vision.seats import SeatError, SeatMap, assign_to_seats, from_taps, layout
+from vision.seats import SeatError, SeatMap, SeatRules, assign_to_seats, from_taps, layout
 
 
 def box(x: float, y: float, w: float = 40, h: float = 56) -> tuple[float, float, float, float]:
@@ -49,3 +49,18 @@ def test_seats_give_more_cards_to_the_right_player_than_clusters_on_the_syntheti
     right = {name: r / n for name, (r, n, _whole) in figures.items()}
     assert right["seats from taps"] > right["clusters (before)"]
     assert right["seats from a layout"] > right["clusters (before)"]
+
+
+def test_groups_go_to_one_seat_and_the_rules_are_checked() -> None:
+    seats = from_taps([(0.5, 0.9), (0.1, 0.5), (0.5, 0.1), (0.9, 0.5)])
+    # A fan lying across two seats' directions: alone, its end card goes to the next seat; as one group
+    # (e.g. the hand group_into_hands found), all of it goes to the seat most of it faces.
+    fan = [box(380, 400), box(330, 395), box(280, 380), box(235, 360)]
+    alone = assign_to_seats(fan, seats, 800, 480)
+    assert alone[:3] == [0, 0, 0] and alone[3] == 1
+    assert assign_to_seats(fan, seats, 800, 480, groups=[[0, 1, 2, 3]]) == [0, 0, 0, 0]
+    assert assign_to_seats(fan, seats, 800, 480, SeatRules(by="distance"))[0] == 0
+    with pytest.raises(SeatError, match="unknown seat rule"):
+        assign_to_seats(fan, seats, 800, 480, SeatRules(by="nearest"))
+    with pytest.raises(SeatError, match="photo size"):
+        assign_to_seats(fan, seats, 0, 480)
