@@ -257,8 +257,9 @@ def text_fit_problem(label: Any) -> str | None:
     """Why a Kivy label's text does not fit its box as drawn, or None when it fits.
 
     The text is laid out again, unshortened, at the width it wraps to (``text_size``), in the label's own
-    font: it must not have been shortened (or carry an ellipsis), its lines must fit the box's height, and
-    no single word (or unwrapped line) may be wider than the box."""
+    font: it must not have been shortened (or carry an ellipsis), its lines must fit the box's height (a
+    word longer than a line is broken onto the next), and a line that does not wrap, or wraps wider than
+    the box, must not be wider than the box."""
     from kivy.core.text import Label as CoreLabel
 
     text = str(label.text)
@@ -285,8 +286,9 @@ def text_fit_problem(label: Any) -> str | None:
     # line shorter than the text still shows every letter whole.
     if need_h > box_h + max(1.0, 0.2 * need_h / lines):
         return f"needs {need_h:.0f} px of height, has {box_h:.0f}"
-    pieces = text.split() if wrap_w else text.split("\n")
-    widest = max((probe.get_extents(p)[0] for p in pieces), default=0)
+    if wrap_w and wrap_w <= box_w + 1:
+        return None  # wrapped to the box: a word longer than a line is broken onto the next (counted above)
+    widest = max((probe.get_extents(p)[0] for p in text.split("\n")), default=0)
     if widest > limit + 1:
         return f"needs {widest:.0f} px of width, has {limit:.0f}"
     return None
