@@ -43,8 +43,9 @@ def test_dry_run_prints_the_whole_plan_and_changes_nothing(fake_pi, user) -> Non
         "python3-picamera2 fonts-noto-core",
         f"would run: {fake_pi.bin}/python3 -m venv --system-site-packages {root}/opt/tabletally/venv",
         f"    | numpy=={numpy.__version__}",
-        f"would run: {root}/opt/tabletally/venv/bin/python -m pip install --require-hashes --only-binary :all: "
-        f"--no-deps --constraint {root}/opt/tabletally/constraints.txt -r {work}/src/deploy/requirements-pi.txt",
+        f"would run: {root}/opt/tabletally/venv/bin/python -m pip install --require-hashes "
+        f"--only-binary :all: --no-deps --constraint {root}/opt/tabletally/constraints.txt "
+        f"-r {work}/src/deploy/requirements-pi.txt",
         f"would run: {root}/opt/tabletally/venv/bin/python -m pip install --upgrade --no-deps --no-index "
         f"--no-build-isolation --constraint {root}/opt/tabletally/constraints.txt {work}/src",
         f"would link: {root}/usr/local/bin/tabletally -> /opt/tabletally/venv/bin/tabletally",
