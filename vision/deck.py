@@ -76,11 +76,11 @@ VIEWS: tuple[tuple[float, float, float, float], ...] = tuple(
 )
 
 MIN_CARDS = 13  # different cards a deck must be taught: one suit, ace to king
-BLEND_WEIGHT = 0.3  # the memory's share of the taught cards' probability (measured: docs/vision.md)
+BLEND_WEIGHT = 1.0  # the memory's share of the taught cards' probability (measured: docs/vision.md)
 TEMPERATURE = 0.02  # of the cosine similarities' softmax (measured: docs/vision.md)
 TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught; measured)
 GATE = 0.9  # the memory only acts where the reader's best card is less sure than this (over 1: always)
-RERANK = False  # the memory may only re-rank: no card's probability above the reader's best (measured)
+RERANK = True  # the memory may only re-rank: no card's probability above the reader's best (measured)
 VOUCH = 0.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
 ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)

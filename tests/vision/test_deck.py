@@ -141,14 +141,26 @@ def test_the_memory_moves_probability_only_among_the_taught_cards() -> None:
     cards = np.full((1, len(CARD_CODES)), 0.01, np.float32)
     cards[0, CARD_CODES.index("5H")] = 0.5  # the reader takes the deck's 3 for a 5
     cards[0, CARD_CODES.index("3H")] = 0.1
+    memory.weight, memory.rerank = 0.3, False
     out = memory.blend(cards, taught["3H"][None])
     three, five = CARD_CODES.index("3H"), CARD_CODES.index("5H")
     assert out[0, three] > cards[0, three] and out[0, five] < cards[0, five]
-    memory.weight = 1.0  # the memory alone names the taught card
-    assert memory.blend(cards, taught["3H"][None]).argmax() == three
     untaught = [i for i, c in enumerate(CARD_CODES) if c not in taught]
     assert np.array_equal(out[0, untaught], cards[0, untaught])
     assert out.sum() == pytest.approx(cards.sum(), rel=1e-5)
+    memory.weight, memory.rerank = 1.0, True  # the memory names the card, the reader says how sure
+    out = memory.blend(cards, taught["3H"][None])
+    assert out.argmax() == three and out.max() == pytest.approx(cards.max())
+    assert np.array_equal(out[0, untaught], cards[0, untaught])
+
+
+def test_the_memory_leaves_a_corner_the_reader_is_sure_of() -> None:
+    rng = np.random.default_rng(5)
+    taught = {c: rng.normal(size=16) for c in ("3H", "5H", "7H")}
+    memory = memory_of(taught)
+    cards = np.full((1, len(CARD_CODES)), 0.001, np.float32)
+    cards[0, CARD_CODES.index("5H")] = 0.95
+    assert np.array_equal(memory.blend(cards, taught["3H"][None]), cards)
 
 
 def test_two_cards_taught_alike_and_too_few_cards_are_refused() -> None:
