@@ -243,6 +243,12 @@ fi
 write_file "$(path "$PREFIX/constraints.txt")" 0644 root:root "$WORK/constraints.txt"
 
 PIP=("$venv_dir/bin/python" -m pip)
+# What sudo installs is what the checkout holds: say so when the kiosk's account could change it.
+if [ -z "$ROOT" ] && [ "$(stat -c %U "$REPO")" = "$KIOSK_USER" ]; then
+  warn "$REPO belongs to $KIOSK_USER: the kiosk's service cannot write it (its home folders are hidden and the
+  rest is read-only to it), but anyone logged in as $KIOSK_USER can change what the next sudo deploy/update.sh
+  installs as root. On a shared account keep the checkout root's: sudo chown -R root:root $REPO"
+fi
 # pip builds in the source tree: build from a copy of what the package is made of, so no root-owned
 # build files land in the checkout and datasets, training runs and a developer's .venv stay out. The copy
 # is root's (in the installer's private work folder): what is installed is what was copied.
