@@ -21,10 +21,12 @@ def make_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[...,
     A constant model answers a photo turned half a turn exactly as the upright one, so its corners would
     land elsewhere in the turned view: detectors made while it is in use read each view once
     (``$TABLETALLY_ROTATIONS`` = 1) unless a test asks for ``rotations`` itself. They also read without the
-    shipped corner reader (``$TABLETALLY_READER`` = off), which would re-read the made-up corners.
+    shipped corner reader (``$TABLETALLY_READER`` = off), which would re-read the made-up corners, and
+    read every view (``$TABLETALLY_EFFORT`` = full): a made-up corner's doubt means nothing.
     """
     monkeypatch.setenv("TABLETALLY_ROTATIONS", "1")
     monkeypatch.setenv("TABLETALLY_READER", "off")
+    monkeypatch.setenv("TABLETALLY_EFFORT", "full")  # every view: the doubt rules are tested in test_effort
 
     def make(output: np.ndarray, imgsz: int | tuple[int, int] | None = 320, name: str = "cards.onnx") -> Path:
         folder = tmp_path / "model"
