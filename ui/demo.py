@@ -179,6 +179,23 @@ class Driver:
         touch.touch_up()
         self.taps += 1
 
+    def tap_seat(self, fx: float, fy: float) -> None:
+        """Tap the seats screen's photo at (fx, fy), fractions of the photo (0-1, y down)."""
+        from kivy.tests.common import UnitTestTouch
+
+        from ui.round_screens import SeatView
+
+        view = next((w for w in self.widgets() if isinstance(w, SeatView)), None)
+        if view is None:
+            raise DemoError(f"no seats photo on screen {self.app.current!r}")
+        scale, ox, oy = view.photo._fit()
+        w, h = view.photo.photo_size
+        x, y = view.to_window(ox + fx * w * scale, oy + (1 - fy) * h * scale)
+        touch = UnitTestTouch(x, y)
+        touch.touch_down()
+        touch.touch_up()
+        self.taps += 1
+
     def check_targets(self, label: str) -> None:
         """Every button on screen must be at least 48 x 48 px (a fingertip) and lie inside the window
         (inside its scroll view's width, for lists that scroll up and down)."""
@@ -364,7 +381,14 @@ def new_jhyap(d: Driver, app: Any, typed: bool = True, players: list[str] = PLAY
     # Where everyone sits: asked once a night for this many players (a layout, or a tap per seat).
     yield from d.press("seats-square")
     yield from d.shot("seats")
-    yield from d.press("seats-round", "seats-done")
+    # Or a tap per player on a photo taken now (shown, then the layout is kept for the demo's rounds).
+    yield from d.press("seats-tap", "seats-photo")
+    yield from wait_idle(app)
+    for fx, fy in ((0.3, 0.85), (0.1, 0.3), (0.7, 0.1), (0.9, 0.7))[: len(players)]:
+        d.tap_seat(fx, fy)
+        yield
+    yield from d.shot("seats-tapped")
+    yield from d.press("seats-layout", "seats-round", "seats-done")
     step("jhyap started")
 
 
@@ -394,7 +418,12 @@ def play_round(
     if shots:
         yield from d.shot(f"round{number}-scanned")
     flow = app.kiosk.jhyap
-    if number == 1 and flow.hands.get(flow.active[0]) and len(flow.active) > 1:
+    if (
+        number == 1
+        and len(flow.active) > 1
+        and flow.hands.get(flow.active[0])
+        and flow.hands.get(flow.active[1])
+    ):
         # Whose hand is whose: swap two hands from the hand menu, then back (the round stays as scanned).
         before = flow.codes()
         first, second = flow.active[0], flow.active[1]

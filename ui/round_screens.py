@@ -942,9 +942,11 @@ class SeatsScreen(Base):
     shape = "round"
     side = "bottom"
     taps: list[tuple[float, float]] | None = None  # the seats tapped so far, in tap mode
+    live: tuple[Any, int, int] | None = None  # a photo taken on this screen (texture, width, height)
+    note = ""
 
     def start(self) -> None:
-        self.shape, self.side, self.taps = "round", "bottom", None
+        self.shape, self.side, self.taps, self.live, self.note = "round", "bottom", None, None, ""
 
     def build(self, root: Any) -> None:
         players = list(self.kiosk.log["players"])
@@ -967,7 +969,12 @@ class SeatsScreen(Base):
                 if k < len(players)
                 else _("All seats tapped.")
             )
-            side.add_widget(AutoLbl(hint, "m", bold=True, color=holder_colour(k % len(SERIES))))
+            side.add_widget(
+                AutoLbl(hint, "m", bold=True, color=holder_colour(k) if k < len(players) else TEXT)
+            )
+            if self.note:
+                side.add_widget(AutoLbl(self.note, "s", color=WARN))
+            side.add_widget(Btn(_("Take a photo"), self.take_photo, name="seats-photo"))
             side.add_widget(Btn(_("Start over"), self.tap_mode, name="seats-again", role="quiet"))
             side.add_widget(Btn(_("Use a layout"), self.layout_mode, name="seats-layout", role="quiet"))
         else:
@@ -1011,8 +1018,28 @@ class SeatsScreen(Base):
         body.add_widget(side)
         root.add_widget(body)
 
+    def take_photo(self) -> None:
+        """A photo of the table now (players sitting round it) to tap the seats on."""
+        from ui.widgets import texture_from_bgr
+
+        def done(result: Any) -> None:
+            if result.camera_failed or result.image is None:
+                self.note = result.error or _("The camera gave no photo.")
+            else:
+                self.live = (texture_from_bgr(result.image), int(result.width), int(result.height))
+                self.note = ""
+            self.refresh()
+
+        self.note = _("Taking the photo...")
+        self.app.scanner.camera_spec = self.app.camera_spec()
+        self.app.scanner.scan("seats", done, 1, None)
+        self.refresh()
+
     def _photo(self) -> tuple[Any, int, int]:
-        """The last scan photo of this game (the table as the camera sees it), or a plain table."""
+        """A photo taken here, else the last scan photo of this game (the table as the camera sees it), else
+        a plain table."""
+        if self.live is not None:
+            return self.live
         flow = self.kiosk.flow
         meta = getattr(flow, "table_scan", None) if flow is not None else None
         if meta and meta.get("photo"):

@@ -70,6 +70,7 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
         "keyboard-devanagari.png",
         "rules.png",
         "seats.png",
+        "seats-tapped.png",
         "round1-scanned.png",
         "card-menu.png",
         "photo-zoom.png",
