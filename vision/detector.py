@@ -296,7 +296,7 @@ class CardDetector:
         return suppress(boxes, scores, self.codes, self.iou, self.cross_iou)
 
     def reread(
-        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, read: Any = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Candidates (boxes in ``image`` pixels, class scores) after the corner reader's second opinion.
 
@@ -306,18 +306,24 @@ class CardDetector:
         READER_WEIGHT`` (the reader's "no corner" share counting for no card), and the boxes whose best
         score reaches ``conf`` are kept. A corner both read alike keeps about its score (a weak one the
         reader is sure of rises over ``conf``: the candidates come down to ``candidate_conf``); one they
-        disagree on sinks, and unless one of them is sure it is dropped.
+        disagree on sinks, and unless one of them is sure it is dropped. ``read`` replaces the reader's
+        ``read(image, boxes)`` (:mod:`vision.effort` remembers what it read of a photo).
         """
         if self.reader is None or len(boxes) == 0:
             return boxes, scores
-        boxes, scores, cards = self.reader_opinion(image, boxes, scores)
-        deck = self.reader.deck  # a taught deck (vision.deck) names its own cards with the reader
-        combined = merge_reading(scores, cards) if deck is None else deck.merge(scores, cards, self.codes)
+        boxes, scores, cards = self.reader_opinion(image, boxes, scores, read)
+        combined = self.merged(scores, cards)
         keep = combined.max(axis=1) >= self.conf
         return boxes[keep], combined[keep]
 
+    def merged(self, scores: np.ndarray, cards: np.ndarray) -> np.ndarray:
+        """The detector's class scores merged with the reader's card probabilities: by the taught deck
+        when there is one (vision.deck names its own cards with the reader), else :func:`merge_reading`."""
+        deck = self.reader.deck if self.reader is not None else None
+        return merge_reading(scores, cards) if deck is None else deck.merge(scores, cards, self.codes)
+
     def reader_opinion(
-        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, read: Any = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The candidates left by non-maximum suppression within each class (boxes, the detector's class
         scores) and, for each, the corner reader's card probabilities in the detector's class order (the
@@ -326,7 +332,7 @@ class CardDetector:
             raise ModelError("this detector has no corner reader (reader='off')")
         keep = class_nms(boxes, scores, self.iou)
         boxes, scores = boxes[keep], scores[keep]
-        cards, _ = self.reader.read(image, boxes)
+        cards, _ = (read or self.reader.read)(image, boxes)
         if self.codes != CARD_CODES:  # a model with its own class order: the reader's columns follow it
             cards = cards[:, [CARD_CODES.index(c) for c in self.codes]]
         return boxes, scores, cards

@@ -102,9 +102,27 @@ class Passes:
         self.store = store
         self.key = key if key is not None else _key(image)
         self._seen: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
+        self._read: dict[tuple[float, ...], tuple[np.ndarray, float]] = {}
         self.passes = 0
         self.ms = 0.0
         self.live_ms = 0.0  # of ``ms``, the passes run now (not taken from the store)
+
+    def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The corner reader's opinion on ``boxes`` of this photo, each box read once: the first look and
+        the final reading share the corners both hold."""
+        reader = self.detector.reader
+        keys = [tuple(float(v) for v in box) for box in boxes]
+        new = [i for i, key in enumerate(keys) if key not in self._read]
+        if new:
+            cards, none = reader.read(image, boxes[new])
+            for k, i in enumerate(new):
+                self._read[keys[i]] = (cards[k], float(none[k]))
+        if not keys:
+            return reader.read(image, boxes)  # type: ignore[no-any-return]
+        return (
+            np.stack([self._read[key][0] for key in keys]).astype(np.float32),
+            np.array([self._read[key][1] for key in keys], np.float32),
+        )
 
     @property
     def floor(self) -> float:
@@ -208,13 +226,13 @@ def fuse_covered(
     return boxes, total / np.maximum(looked, 1.0)[:, None]
 
 
-def _final(detector: Any, image: np.ndarray, view: View) -> list[Detection]:
+def _final(detector: Any, image: np.ndarray, view: View, read: Any = None) -> list[Detection]:
     """Candidates of the fused views to corners, as the full reading ends: threshold, reader, NMS."""
     boxes, scores = view
     keep = scores.max(axis=1) >= detector.candidate_conf if len(scores) else np.zeros(0, bool)
     boxes, scores = boxes[keep], scores[keep]
     if detector.reader is not None:
-        boxes, scores = detector.reread(image, boxes, scores)
+        boxes, scores = detector.reread(image, boxes, scores, read)
     return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
 
 
@@ -272,14 +290,14 @@ def find_doubt(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS)
     """The first look: the whole photo upright, re-read by the corner reader. Returns where it leaves
     doubt and its merged candidates (boxes, scores after the reader; what :func:`read_focused` keeps
     when nothing is in doubt)."""
-    from vision.detector import AUTO_TILE_FACTOR, SMALL_CORNER, merge_reading
+    from vision.detector import AUTO_TILE_FACTOR, SMALL_CORNER
 
     image = passes.image
     hw = image.shape[:2]
     boxes, scores = passes.whole(0)
     if detector.reader is not None and len(boxes):
-        boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores)
-        merged = merge_reading(det_scores, cards)
+        boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores, passes.read)
+        merged = detector.merged(det_scores, cards)
     else:
         keep = class_nms(boxes, scores, detector.iou)
         boxes, merged = boxes[keep], scores[keep]
@@ -346,7 +364,7 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
         rects = [grid[i] for i in needed]
         for k in turns(min(rotations, TILE_ROTATIONS, rules.crop_turns)):
             views.append((*passes.tiled(2, k, needed), rects))
-    return _final(detector, image, fuse_covered(views))
+    return _final(detector, image, fuse_covered(views), passes.read)
 
 
 def _tiles_worth(detector: Any, doubt: Doubt, first: View, hw: tuple[int, int]) -> bool:

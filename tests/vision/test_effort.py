@@ -114,3 +114,27 @@ def test_the_detector_reads_with_the_effort_it_was_given_or_the_environment_name
     monkeypatch.setenv("TABLETALLY_EFFORT", "lazy")
     with pytest.raises(InvalidValueError, match="effort must be full or focused, got 'lazy'"):
         CardDetector(model)
+
+
+def test_the_corner_reader_reads_each_corner_of_a_photo_once() -> None:
+    asked: list[int] = []
+
+    class Reader:
+        def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            asked.append(len(boxes))
+            cards = np.zeros((len(boxes), 53), np.float32)
+            cards[:, 0] = boxes[:, 0] / 1000  # a reading that depends on the box
+            return cards, np.zeros(len(boxes), np.float32)
+
+    class Detector:
+        reader = Reader()
+
+    passes = Passes(Detector(), table_photo())
+    first = np.array([[10, 10, 30, 30], [50, 50, 70, 70]], np.float32)
+    again = np.array([[50, 50, 70, 70], [90, 90, 110, 110]], np.float32)
+    cards, _ = passes.read(passes.image, first)
+    cards_again, _ = passes.read(passes.image, again)
+    assert asked == [2, 1]  # the box read before was not read again
+    assert cards_again[0, 0] == cards[1, 0] == pytest.approx(0.05) and cards_again[1, 0] == pytest.approx(
+        0.09
+    )
