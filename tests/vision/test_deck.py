@@ -292,3 +292,38 @@ def test_without_a_deck_the_reader_reads_exactly_as_the_standard_one(reader: Cor
     assert [a.tobytes() for a in reader.read(image, boxes)] != standard
     use_deck(detector, None)
     assert [a.tobytes() for a in reader.read(image, boxes)] == standard
+
+
+def test_the_features_output_leaves_the_logits_bit_for_bit(tmp_path: Path) -> None:
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from models.training.reader.features import add_features
+
+    rng = np.random.default_rng(6)
+    nodes = [
+        helper.make_node("GlobalAveragePool", ["patches"], ["pooled"]),
+        helper.make_node("Flatten", ["pooled"], ["flat"]),
+        helper.make_node("Gemm", ["flat", "w", "b"], ["logits"], transB=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "tiny_reader",
+        [helper.make_tensor_value_info("patches", TensorProto.FLOAT, ["n", 3, 48, 48])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["n", 54])],
+        initializer=[
+            numpy_helper.from_array(rng.normal(size=(54, 3)).astype(np.float32), name="w"),
+            numpy_helper.from_array(rng.normal(size=54).astype(np.float32), name="b"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "reader.onnx"
+    path.write_bytes(model.SerializeToString())
+    assert "added 'features' (N x 3)" in add_features(path)
+    assert "already has" in add_features(path)
+    edited = onnx.load(str(path))
+    assert [o.name for o in edited.graph.output] == ["logits", "features"]
+    (tmp_path / "not.onnx").write_bytes(b"junk")
+    with pytest.raises(ValueError, match="cannot read"):
+        add_features(tmp_path / "not.onnx")

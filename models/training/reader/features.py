@@ -95,41 +95,44 @@ def compare(original: Path, edited_bytes: bytes, inputs: np.ndarray) -> tuple[bo
     return same, width
 
 
-def main(argv: list[str] | None = None) -> int:
+def add_features(model_path: Path, out: Path | None = None) -> str:
+    """Write ``model_path`` with the ``features`` output to ``out`` (default: over it), through a temporary
+    file and a rename, once its logits are checked bit-identical; what was done, as a line. ValueError
+    (nothing written) for a file that is not the reader or whose logits would change."""
     import onnx
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", type=Path, default=DEFAULT_READER, help="the reader to edit")
-    ap.add_argument("--out", type=Path, help="where to write it (default: over --model)")
-    args = ap.parse_args(argv)
-    out: Path = args.out or args.model
+    out = out or model_path
     try:
-        model = onnx.load(str(args.model))
+        model = onnx.load(str(model_path))
     except Exception as exc:  # onnx raises its own decode errors as well as OSError
-        print(f"models.training.reader.features: cannot read {args.model}: {exc}", file=sys.stderr)
-        return 2
+        raise ValueError(f"cannot read {model_path}: {exc}") from exc
     if any(o.name == FEATURES_OUTPUT for o in model.graph.output):
-        print(f"{args.model} already has the {FEATURES_OUTPUT!r} output")
-        return 0
-    try:
-        edited = with_features(model)
-    except ValueError as exc:
-        print(f"models.training.reader.features: {args.model}: {exc}", file=sys.stderr)
-        return 2
-    data = edited.SerializeToString()
-    same, width = compare(args.model, data, sample_inputs())
+        return f"{model_path} already has the {FEATURES_OUTPUT!r} output"
+    data = with_features(model).SerializeToString()
+    same, width = compare(model_path, data, sample_inputs())
     if not same:
-        print(
-            "models.training.reader.features: the edited model's logits differ from the original's; nothing written"
+        raise ValueError(
+            f"{model_path}: the edited model's logits differ from the original's; nothing written"
         )
-        return 1
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
     with os.fdopen(fd, "wb") as f:
         f.write(data)
-    os.chmod(tmp, args.model.stat().st_mode & 0o777)  # mkstemp makes it 0600; keep the model's mode
+    os.chmod(tmp, model_path.stat().st_mode & 0o777)  # mkstemp makes it 0600; keep the model's mode
     os.replace(tmp, out)
-    print(f"{out}: added {FEATURES_OUTPUT!r} (N x {width}); logits bit-identical on the sample inputs")
+    return f"{out}: added {FEATURES_OUTPUT!r} (N x {width}); logits bit-identical on the sample inputs"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", type=Path, default=DEFAULT_READER, help="the reader to edit")
+    ap.add_argument("--out", type=Path, help="where to write it (default: over --model)")
+    args = ap.parse_args(argv)
+    try:
+        print(add_features(args.model, args.out))
+    except ValueError as exc:
+        print(f"models.training.reader.features: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -310,7 +310,8 @@ def train(
 
 
 def export(weights: Path, out_dir: Path) -> Path:
-    """Write ``reader.onnx`` (input N x 3 x PATCH x PATCH, output N x 54 logits) and ``reader.json``."""
+    """Write ``reader.onnx`` (input N x 3 x PATCH x PATCH, outputs N x 54 logits and N x 256 features) and
+    ``reader.json``."""
     import torch
 
     model = build_model()
@@ -321,6 +322,9 @@ def export(weights: Path, out_dir: Path) -> Path:
     with warnings.catch_warnings():  # the TorchScript exporter is deprecated; its output is what ships
         warnings.simplefilter("ignore", DeprecationWarning)
         _export_onnx(model, onnx_path)
+    from models.training.reader.features import add_features
+
+    add_features(onnx_path)  # the penultimate features too: a taught deck (vision.deck) remembers them
     meta = {"names": [*CARD_CODES, NONE_CLASS], "size": PATCH, "context": CONTEXT}
     (out_dir / READER_JSON).write_text(json.dumps(meta) + "\n", encoding="utf-8")
     return onnx_path
