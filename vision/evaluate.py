@@ -2,9 +2,10 @@
 
     python -m vision.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
                               [--tiles 1 2 auto] [--rotations 1 2 4] [--known-hands] [--kind K ...]
-                              [--decks N] [--limit N]
+                              [--decks N] [--limit N] [--effort full focused]
 
-For every model, tiling and number of quarter turns given it reads each photo with the whole pipeline
+For every model, tiling, number of quarter turns and effort (every view, or the kiosk's focused reading:
+:mod:`vision.effort`) given it reads each photo with the whole pipeline
 (detector, corner pairing, hands) and compares the physical cards with the truth as multisets of codes:
 cards right, extra and missing, photos read exactly, how many of the wrong cards were marked uncertain
 (and how many right ones, "ok?": each asks the players for a look), photos whose hands came out right
@@ -30,6 +31,7 @@ from typing import Any
 
 from vision.camera import DEMO_DIR
 from vision.detector import DEFAULT_ONNX, DEFAULT_ROTATIONS, CardDetector, rotations_from, tiling
+from vision.effort import EFFORTS, effort_from_env
 from vision.pipeline import read_cards
 from vision.reader import DEFAULT_READER
 from vision.types import VisionError
@@ -181,6 +183,13 @@ def main(argv: list[str] | None = None) -> int:
         default=[str(DEFAULT_READER)],
         help="corner readers to compare: model files, or off to read without one (default: the shipped one)",
     )
+    parser.add_argument(
+        "--effort",
+        nargs="+",
+        choices=EFFORTS,
+        default=[effort_from_env()],
+        help="readings to compare: full (every view) or focused (extra views where in doubt; the kiosk's)",
+    )
     parser.add_argument("--conf", type=float, help="confidence threshold (default: the model's, else 0.25)")
     parser.add_argument("--known-hands", action="store_true", help="give the true number of hands")
     parser.add_argument(
@@ -207,13 +216,17 @@ def main(argv: list[str] | None = None) -> int:
     photos = args.photos or default_photo_dir(args.truth)
     print(f"{len(entries)} photos from {photos}; truth {args.truth}")
     header = (
-        f"{'model':24} {'imgsz':>5} {'tiles':>5} {'turns':>5} {'reader':>6} {'right':>6} {'extra':>6} "
-        f"{'miss':>5} {'exact':>9} {'doubted':>8} {'ok?':>5} {'hands':>7} {'pairs':>13} {'ms':>7} {'mean':>7}"
+        f"{'model':24} {'imgsz':>5} {'tiles':>5} {'turns':>5} {'reader':>6} {'effort':>7} {'right':>6} "
+        f"{'extra':>6} {'miss':>5} {'exact':>9} {'doubted':>8} {'ok?':>5} {'hands':>7} {'pairs':>13} "
+        f"{'ms':>7} {'mean':>7}"
     )
     print(header)
     for model in args.model:
-        for tiles, rotations, reader in itertools.product(args.tiles, args.rotations, args.reader):
-            detector = CardDetector(model, tiles=tiles, conf=args.conf, rotations=rotations, reader=reader)
+        settings = itertools.product(args.tiles, args.rotations, args.reader, args.effort)
+        for tiles, rotations, reader, effort in settings:
+            detector = CardDetector(
+                model, tiles=tiles, conf=args.conf, rotations=rotations, reader=reader, effort=effort
+            )
             try:
                 detector.load()
             except VisionError as exc:
@@ -225,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             wrong = s.extra
             print(
                 f"{model.name[:24]:24} {detector.imgsz:>5} {tiles or 'auto':>5} {rotations:>5} "
-                f"{'off' if detector.reader is None else 'on':>6} "
+                f"{'off' if detector.reader is None else 'on':>6} {effort:>7} "
                 f"{s.right / max(total, 1):>6.1%} "
                 f"{s.extra:>6} {s.missing:>5} {f'{s.exact}/{s.photos}':>9} {f'{s.wrong_doubted}/{wrong}':>8} "
                 f"{s.right_doubted:>5} "
