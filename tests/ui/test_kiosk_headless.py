@@ -238,4 +238,4 @@ def test_five_hands_and_the_table_fit_one_screen_with_every_total(tmp_path: Path
     # Five rows of five cards and the table's two, with no scrolling: every card a fingertip wide, every
     # word whole (the script checks that the seats gave every card to its player and the piles to the table).
     assert result["small_targets"] == [] and result["cut_text"] == []
-    assert (tmp_path / "shots" / size / "07-five-players.png").is_file()
+    assert list((tmp_path / "shots" / size).glob("*-five-players.png"))
