@@ -63,6 +63,9 @@ class NcnnDetector(CardDetector):
             raise ModelError(f"{param}: no exported input size (classes.json 'imgsz') for the NCNN model")
         net = ncnn.Net()
         net.opt.num_threads = self.threads
+        # No spinning between layers (NCNN's default is 20 ms): spinning threads take the cores from the
+        # touchscreen, and ONNX Runtime's are kept from spinning for the same reason (vision.runtime).
+        net.opt.openmp_blocktime = 0
         if net.load_param(str(param)) != 0 or net.load_model(str(weights)) != 0:
             raise ModelError(
                 f"{param} is not a valid NCNN model (param and bin must come from one conversion)"
