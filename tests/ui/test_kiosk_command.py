@@ -8,6 +8,7 @@ import pytest
 
 from ui.cli import main
 from ui.commands.kiosk import window_size
+from ui.fault_screen import FaultApp  # imports Kivy, which takes over sys.stderr: before capsys does
 
 
 @pytest.mark.parametrize(
@@ -27,13 +28,18 @@ def test_bad_kiosk_options_are_refused_with_a_message(
     assert message in err and "Traceback" not in err
 
 
-def test_an_unusable_data_dir_is_refused_with_a_message(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_an_unusable_data_dir_shows_the_fault_screen_instead_of_exiting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The fault screen is the whole app until the players close it (under systemd an exit would be a
+    # restart loop behind a black screen); here its run() only records what it was given.
+    shown: list[FaultApp] = []
+    monkeypatch.setattr(FaultApp, "run", lambda self: shown.append(self))
     blocker = tmp_path / "file"
     blocker.write_text("x")
     assert main(["kiosk", "--data-dir", str(blocker / "data")]) == 1
     assert "cannot create the data directory" in capsys.readouterr().err
+    assert len(shown) == 1 and "cannot create the data directory" in str(shown[0].flow.exc)
 
 
 def test_window_sizes_for_both_supported_screens() -> None:
