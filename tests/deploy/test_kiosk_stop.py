@@ -130,4 +130,5 @@ def test_doctor_runs_to_the_end_without_a_network(tmp_path: Path) -> None:
         "display",
         "database",
         "disk",
+        "runtime",
     ]
