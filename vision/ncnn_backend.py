@@ -111,13 +111,15 @@ def detector_for_runtime(runtime: str | None = None, **kwargs: Any) -> CardDetec
     raise InvalidValueError(f"runtime must be onnx or ncnn, got {runtime!r}")
 
 
-def time_runtimes(images: list[np.ndarray], repeat: int = 3, threads: int = 2) -> dict[str, float | str]:
+def time_runtimes(
+    images: list[np.ndarray], repeat: int = 3, threads: int = 2, runtimes: tuple[str, ...] = RUNTIMES
+) -> dict[str, float | str]:
     """Median ms of one model pass per runtime on ``images`` (letterboxed as the detector does), on this
     device; a runtime that cannot load gives its message instead. For ``tabletally doctor``."""
     from vision.geometry import letterbox
 
     results: dict[str, float | str] = {}
-    for runtime in RUNTIMES:
+    for runtime in runtimes:
         try:
             detector = detector_for_runtime(runtime, threads=threads, reader="off").load()
         except ModelError as exc:

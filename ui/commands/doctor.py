@@ -853,12 +853,40 @@ def real_probes() -> Probes:
     )
 
 
-def _time_runtimes() -> Mapping[str, float | str]:
-    """One model pass on the bundled photos with each runtime, on this device (vision.ncnn_backend)."""
-    from vision.camera import demo_photos, load_image
-    from vision.ncnn_backend import time_runtimes
+# One runtime timed in a child process: prints {"<runtime>": ms or its message} as one JSON line.
+_TIME_ONE_RUNTIME = """
+import json, sys
+from vision.camera import demo_photos, load_image
+from vision.ncnn_backend import time_runtimes
+print(json.dumps(time_runtimes([load_image(p) for p in demo_photos()[:2]], runtimes=(sys.argv[1],))))
+"""
 
-    return time_runtimes([load_image(p) for p in demo_photos()[:2]])
+
+def _time_runtimes() -> Mapping[str, float | str]:
+    """One model pass on the bundled photos with each runtime, on this device (vision.ncnn_backend), each
+    runtime in a child process of its own: one that crashes or hangs is named as such, and no runtime's
+    threads or libraries stay in the doctor's process."""
+    from vision.ncnn_backend import RUNTIMES
+
+    results: dict[str, float | str] = {}
+    for runtime in RUNTIMES:
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", _TIME_ONE_RUNTIME, runtime],
+                capture_output=True,
+                text=True,
+                timeout=180,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            results[runtime] = "timing it took more than 3 minutes"
+            continue
+        try:
+            value = json.loads(proc.stdout.strip().splitlines()[-1])[runtime]
+        except (ValueError, IndexError, KeyError, TypeError):
+            value = f"timing it stopped with exit status {proc.returncode}"
+        results[runtime] = value if isinstance(value, float | int | str) else str(value)
+    return results
 
 
 RUNTIME_NAMES = {"onnx": "ONNX Runtime", "ncnn": "NCNN"}
