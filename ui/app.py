@@ -1237,6 +1237,7 @@ class TableTallyApp(App):
     def on_stop(self) -> None:
         self.sharing.turn_off()
         i18n_remove_listener(self._locale_changed)
+        self.scanner.settle()
         self.scanner.release_camera()
         try:
             self.kiosk.save()

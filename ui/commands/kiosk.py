@@ -132,8 +132,9 @@ def run(args: argparse.Namespace) -> int:
             return _show_fault(exc, Path(data_dir).expanduser(), size, args.fullscreen)
         try:
             app.run()
-        finally:  # the phones' server first (its port closes, its thread ends), then the record
+        finally:  # the phones' server first (its port closes, its thread ends), the reading, then the record
             app.sharing.turn_off()
+            app.scanner.settle()
     finally:  # also on SIGINT (the service's stop signal): checkpoint the WAL and close cleanly
         store.close()
     return 0

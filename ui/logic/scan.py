@@ -426,6 +426,13 @@ class Scanner:
         if self._thread is not None:
             self._thread.join(timeout)
 
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait for the model's loading and the scan in progress to end (the kiosk is closing): a runtime
+        still loading on a thread when the process exits aborts it."""
+        for thread in (self._warming, self._thread):
+            if thread is not None:
+                thread.join(timeout)
+
     def _kept_camera(self) -> Any:
         """The open camera for ``camera_spec`` (call with ``_camera_lock`` held): the kept one, else newly
         opened; the one it replaces is closed once the new one is open."""
