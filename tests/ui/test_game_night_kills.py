@@ -22,7 +22,7 @@ from ui.store import Store
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 WORKER = Path(__file__).resolve().parent / "night_worker.py"
 KILLS = 100
-GAMES = 40
+GAMES = 60
 
 
 def start(data: Path, journal: Path) -> subprocess.Popen[str]:
