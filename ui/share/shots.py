@@ -13,36 +13,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ui.demo import PLAYERS, ROUNDS
 from ui.logic.kiosk import Kiosk
 from ui.share.browser import Chromium, find_chromium
 from ui.share.server import ShareServer
 from ui.store import Store
 
-PLAYERS = ["Asha", "बिकास", "Chandra", "Dipa"]
-JHYAP_ROUNDS: list[tuple[str, dict[str, list[str]]]] = [
-    (
-        "Asha",
-        {
-            "Asha": ["AS", "2H"],
-            "बिकास": ["KS", "QH", "9C"],
-            "Chandra": ["10D", "JC", "8S"],
-            "Dipa": ["5C", "6D"],
-        },
-    ),
-    (
-        "Dipa",
-        {
-            "Asha": ["2S", "2D"],
-            "बिकास": ["KH", "KD", "QS"],
-            "Chandra": ["JH", "QD", "9S"],
-            "Dipa": ["AC", "3S"],
-        },
-    ),
-    (
-        "Chandra",
-        {"Asha": ["AH", "2C"], "बिकास": ["KC", "JD", "10S", "5H"], "Chandra": ["4H"], "Dipa": ["7C", "8D"]},
-    ),
-]
+JHYAP_ROUNDS = ROUNDS[:3]  # the scripted demo's first three rounds
 SEEP_DEALS: list[tuple[dict[str, list[str] | None], list[tuple[str, str]]]] = [
     ({"A": ["AS", "2S", "3S", "4S", "5S", "AH", "10D", "KS"], "B": None}, [("A", "normal"), ("B", "first")]),
     ({"A": ["6S", "7S", "8S", "9S", "AD"], "B": None}, [("B", "normal"), ("B", "last")]),
