@@ -214,6 +214,36 @@ class RoundScreen(Base):
     def name_width(self) -> float:
         return float(dp(120) if landscape() else dp(190))
 
+    def table_name(self, row: CheckRow) -> Widget:
+        """The table's row name: a label in the table's colour (the table calls nothing, owns no menu)."""
+        return Lbl(
+            row.title,
+            "m",
+            bold=True,
+            color=holder_colour(row.colour),
+            size_hint_x=None,
+            width=self.name_width(),
+        )
+
+    def row_name_button(self, text: str, on_press: Callable[[], None], **style: Any) -> Any:
+        """A player's or team's name at the head of its row: the name column's width, the row's height,
+        the text wrapped inside it."""
+        width = self.name_width()
+        b = Btn(text, on_press, size_hint_x=None, size_hint_y=1, width=width, **style)
+        b.text_size = (width - dp(8), None)
+        return b
+
+    def undo_and_details(self) -> Widget:
+        """Under the last result on this round's screen: undo it, or open its details."""
+        row = hbox(size_hint_y=None, height=TOUCH)
+        row.add_widget(Btn(_("Undo"), self.undo, role="quiet", name="undo", font_size=font("s")))
+        row.add_widget(
+            Btn(
+                _("Details"), lambda: self.app.go("result"), role="quiet", name="details", font_size=font("s")
+            )
+        )
+        return row
+
     def row_widget(self, row: CheckRow, i: int, name_button: Callable[[CheckRow, int], Widget]) -> Any:
         panel = Panel(orientation="horizontal", padding=(dp(4), dp(2), dp(6), dp(2)), spacing=dp(6))
         panel.add_widget(name_button(row, i))
@@ -501,26 +531,15 @@ class JhyapRoundScreen(RoundScreen):
 
     def name_button(self, row: CheckRow, i: int) -> Widget:
         if row.owner is TABLE_CARDS:
-            return Lbl(
-                row.title,
-                "m",
-                bold=True,
-                color=holder_colour(row.colour),
-                size_hint_x=None,
-                width=self.name_width(),
-            )
-        b: Any = Btn(
+            return self.table_name(row)
+        b = self.row_name_button(
             row.title,
             lambda p=row.owner: self.pick_caller(p),
             name=f"caller-{i}",
             role="selected" if row.is_caller else "quiet",
-            size_hint_x=None,
-            size_hint_y=1,
-            width=self.name_width(),
             font_size=font("m"),
             bold=row.is_caller,
         )
-        b.text_size = (self.name_width() - dp(8), None)
         if not row.is_caller:
             b.color = holder_colour(row.colour)
         return b
@@ -534,14 +553,7 @@ class JhyapRoundScreen(RoundScreen):
             AutoLbl(_("Round {n}: {what}").format(n=num(result.number), what=result.headline), "s", bold=True)
         )
         box.add_widget(Widget())
-        row = hbox(size_hint_y=None, height=TOUCH)
-        row.add_widget(Btn(_("Undo"), self.undo, role="quiet", name="undo", font_size=font("s")))
-        row.add_widget(
-            Btn(
-                _("Details"), lambda: self.app.go("result"), role="quiet", name="details", font_size=font("s")
-            )
-        )
-        box.add_widget(row)
+        box.add_widget(self.undo_and_details())
         return box
 
     def row_note(self, row: CheckRow) -> str:
@@ -742,25 +754,18 @@ class SeepDealScreen(RoundScreen):
         return row
 
     def name_button(self, row: CheckRow, i: int) -> Widget:
-        width = self.name_width()
         if row.owner is TABLE_CARDS:
-            return Lbl(
-                row.title, "m", bold=True, color=holder_colour(row.colour), size_hint_x=None, width=width
-            )
+            return self.table_name(row)
         sweeps = sum(self.kiosk.seep.sweep_counts(str(row.owner)).values())
         text = row.title + "\n" + ngettext("{n} sweep", "{n} sweeps", sweeps).format(n=num(sweeps))
-        b: Any = Btn(
+        b = self.row_name_button(
             text,
             lambda o=row.owner: self.owner_menu(o),
             name=f"team-{row.owner}",
             role="quiet",
-            size_hint_x=None,
-            size_hint_y=1,
-            width=width,
             font_size=font("s"),
         )
         b.color = holder_colour(row.colour)
-        b.text_size = (width - dp(8), None)
         return b
 
     def last_result(self) -> Widget:
@@ -771,14 +776,7 @@ class SeepDealScreen(RoundScreen):
         box.add_widget(AutoLbl(lead, "s", bold=True))
         if result.baazi_text:
             box.add_widget(AutoLbl(result.baazi_text, "s", color=WARN))
-        row = hbox(size_hint_y=None, height=TOUCH)
-        row.add_widget(Btn(_("Undo"), self.undo, role="quiet", name="undo", font_size=font("s")))
-        row.add_widget(
-            Btn(
-                _("Details"), lambda: self.app.go("result"), role="quiet", name="details", font_size=font("s")
-            )
-        )
-        box.add_widget(row)
+        box.add_widget(self.undo_and_details())
         return box
 
     def row_note(self, row: CheckRow) -> str:
