@@ -604,17 +604,22 @@ def check_database(data_dir: Path) -> Check:
         + str(db),
         Fault.IO: "The SD card fails to read: copy the data folder off now, then replace the card.",
     }
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2, isolation_level=None)
-    except sqlite3.Error as exc:
+
+    def sqlite_failed(exc: sqlite3.Error, what: str, fix: str) -> Check:
+        """SQLite refused: what failed and why, with the fix for its kind of fault (else ``fix``)."""
         fault = fault_of(exc)
         return Check(
             CheckName.DATABASE,
             Status.FAIL,
-            f"the database {db} does not open: {exc}",
-            fixes.get(fault, chown_fix) if fault else chown_fix,
+            f"{what}: {exc}",
+            fixes.get(fault, fix) if fault else fix,
             details,
         )
+
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2, isolation_level=None)
+    except sqlite3.Error as exc:
+        return sqlite_failed(exc, f"the database {db} does not open", chown_fix)
     try:
         try:
             check_record(con, db)
@@ -645,14 +650,7 @@ def check_database(data_dir: Path) -> Check:
                 details | {"fault": exc.fault.value},
             )
         except sqlite3.Error as exc:
-            fault = fault_of(exc)
-            return Check(
-                CheckName.DATABASE,
-                Status.FAIL,
-                f"{db} cannot be read: {exc}",
-                fixes.get(fault, damaged_fix) if fault else damaged_fix,
-                details,
-            )
+            return sqlite_failed(exc, f"{db} cannot be read", damaged_fix)
     finally:
         con.close()
     busy = _busy(db)
