@@ -37,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -418,19 +420,35 @@ class SimulatedPicamera2:
         pass
 
 
-def _camera_times(frames: list[Any], scans: int = 3) -> dict[str, list[float]]:
-    """Seconds per photo of the real PiCamera code over the simulated camera: opened for each scan and
-    closed after it (how the kiosk took photos before), and kept open and ready (how it does now)."""
+@contextmanager
+def simulated_pi_camera(frames: list[Any], delays: PiCameraDelays | None = None) -> Iterator[None]:
+    """While inside, ``import picamera2`` gives :class:`SimulatedPicamera2` over ``frames`` (with
+    ``delays``, default :attr:`SimulatedPicamera2.delays`: the published Pi figures), so the real
+    :class:`vision.camera.PiCamera` (the ``pi`` camera spec) runs on a machine without a camera: for
+    benchmarks and the headless demo only."""
     import types
 
-    from vision.camera import PiCamera
-
     module = types.ModuleType("picamera2")
-    fake = type("Picamera2", (SimulatedPicamera2,), {"frames": frames})
+    fields: dict[str, Any] = {"frames": frames} if delays is None else {"frames": frames, "delays": delays}
+    fake = type("Picamera2", (SimulatedPicamera2,), fields)
     module.Picamera2 = fake  # type: ignore[attr-defined]
     saved = sys.modules.get("picamera2")
     sys.modules["picamera2"] = module
     try:
+        yield
+    finally:
+        if saved is None:
+            sys.modules.pop("picamera2", None)
+        else:
+            sys.modules["picamera2"] = saved
+
+
+def _camera_times(frames: list[Any], scans: int = 3) -> dict[str, list[float]]:
+    """Seconds per photo of the real PiCamera code over the simulated camera: opened for each scan and
+    closed after it (how the kiosk took photos before), and kept open and ready (how it does now)."""
+    from vision.camera import PiCamera
+
+    with simulated_pi_camera(frames):
         per_scan, kept = [], []
         for _ in range(scans):
             start = time.perf_counter()
@@ -442,11 +460,6 @@ def _camera_times(frames: list[Any], scans: int = 3) -> dict[str, list[float]]:
                 start = time.perf_counter()
                 cam.capture()
                 kept.append(time.perf_counter() - start)
-    finally:
-        if saved is None:
-            sys.modules.pop("picamera2", None)
-        else:
-            sys.modules["picamera2"] = saved
     return {"opened for each scan": per_scan, "kept ready": kept}
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import statistics
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol, Self, runtime_checkable
 
@@ -61,6 +63,8 @@ from vision.types import CARD_CODES, Detection, box_size
 
 __all__ = [
     "AUTO_TILE_FACTOR",
+    "CORNERS_STEP",
+    "LOOK_STEP",
     "DEFAULT_CONF",
     "DEFAULT_ONNX",
     "DEFAULT_ROTATIONS",
@@ -76,6 +80,7 @@ __all__ = [
     "Detector",
     "check_image_array",
     "merge_reading",
+    "reporting_steps",
     "rotations_from",
     "tiling",
     "to_input_tensor",
@@ -90,6 +95,8 @@ SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto 
 READER_WEIGHT = 0.5  # the reader's weight in a corner's scores: docs/vision.md ("The corner reader")
 READER_FLOOR = 0.5  # with a reader, the detector's candidates down to this share of ``conf`` are re-read
 TILE_ROTATIONS = 2  # the crops are read in at most this many turns (four would cost 8 more passes)
+LOOK_STEP = "look"  # reporting_steps: a pass of the model (the whole photo, a turn or a crop) begins
+CORNERS_STEP = "corners"  # reporting_steps: the corner reader begins to read the corners found
 
 
 @runtime_checkable
@@ -405,3 +412,36 @@ def check_image_array(image: Any) -> None:
         raise ImageError(f"expected an HxWx3 BGR image, got an array of shape {image.shape}")
     if image.dtype != np.uint8:
         raise ImageError(f"expected a uint8 image, got dtype {image.dtype}")
+
+
+@contextmanager
+def reporting_steps(detector: Any, tell: Callable[[str], None]) -> Iterator[None]:
+    """While inside, ``detector`` tells how far a reading has come: ``tell(LOOK_STEP)`` before each pass
+    of its model and ``tell(CORNERS_STEP)`` before its corner reader reads, on the reading's thread (the
+    kiosk shows it). Works for :class:`CardDetector` and its runtime adapters, whichever reading
+    (:mod:`vision.effort`) runs the passes; a detector without ``run_model`` (a fake) tells nothing. One
+    reading at a time per detector."""
+    patched: list[tuple[Any, str, Any]] = []
+
+    def wrap(owner: Any, name: str, step: str) -> None:
+        plain = getattr(owner, name, None)
+        if owner is None or not callable(plain):
+            return
+
+        def told(*args: Any, **kwargs: Any) -> Any:
+            tell(step)
+            return plain(*args, **kwargs)
+
+        patched.append((owner, name, vars(owner).get(name)))
+        setattr(owner, name, told)
+
+    wrap(detector, "run_model", LOOK_STEP)
+    wrap(getattr(detector, "reader", None), "read", CORNERS_STEP)
+    try:
+        yield
+    finally:
+        for owner, name, before in reversed(patched):
+            if before is None:
+                vars(owner).pop(name, None)  # the class's method is back
+            else:
+                setattr(owner, name, before)
