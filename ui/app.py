@@ -839,6 +839,15 @@ class SettingsScreen(Base):
             )
         test = hbox(size_hint_y=None, height=TOUCH)
         test.add_widget(Btn(_("Test camera"), self.test, name="camera-test", size_hint_x=None, width=dp(180)))
+        test.add_widget(
+            Btn(
+                _("Camera check"),
+                lambda: self.app.screens["camera_check"].open_from("settings"),
+                name="camera-check",
+                size_hint_x=None,
+                width=dp(180),
+            )
+        )
         test.add_widget(Lbl(_short(self.test_message, 140), "s"))
         body.add_widget(test)
         self.sharing_rows(body)
@@ -1004,7 +1013,12 @@ class TableTallyApp(App):
     # language and digits: kept in the record; a change redraws the screen on show (every screen rebuilds
     # from the kiosk state when it is shown, in the language in use then)
     def set_language(self, code: str) -> None:
+        first = self.kiosk.language() is None
         self.kiosk.set_language(code)
+        if first and getattr(self, "sm", None) is not None and self.current == "home":
+            from ui.camera_check_screen import open_first_check
+
+            open_first_check(self)  # first start: the language chosen, then the camera placed right
 
     def set_digits(self, style: str) -> None:
         self.kiosk.set_digits(style)
@@ -1017,6 +1031,7 @@ class TableTallyApp(App):
         setup_theme()
         self.kiosk.apply_locale()
         i18n_on_change(self._locale_changed)
+        from ui.camera_check_screen import CameraCheckScreen, open_first_check  # it builds on Base
         from ui.deck_screen import DeckScreen, apply_chosen_deck  # it builds on Base, defined above
         from ui.round_screens import JhyapRoundScreen, SeatsScreen, SeepDealScreen  # they build on Base
 
@@ -1034,15 +1049,21 @@ class TableTallyApp(App):
             "tonight": TonightScreen(self, name="tonight"),
             "settings": SettingsScreen(self, name="settings"),
             "deck": DeckScreen(self, name="deck"),
+            "camera_check": CameraCheckScreen(self, name="camera_check"),
         }
         for screen in self.screens.values():
             self.sm.add_widget(screen)
         Window.bind(size=lambda *_: Clock.schedule_once(lambda _dt: self.refresh(), 0))
-        Clock.schedule_once(lambda _dt: self.go("home"), 0)
+        Clock.schedule_once(lambda _dt: self.start_screen(open_first_check), 0)
         self.scanner.warm_up()  # the card model loads while the players choose a game
         self.sharing.start_at_launch(forced=self.share_forced)  # the phones' scoreboard, when switched on
         fault_screen.install(self)  # a record fault in any tap or screen shows the fault screen, not a crash
         return self.sm
+
+    def start_screen(self, open_first_check: Callable[[TableTallyApp], bool]) -> None:
+        """Home; on first start (a language chosen, the camera never checked) the camera check, once."""
+        if not open_first_check(self):
+            self.go("home")
 
     # navigation
     @property

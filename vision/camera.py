@@ -24,6 +24,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 import numpy as np
 
 from vision.errors import CameraError, ImageError, InvalidValueError
+from vision.placement import still_size
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 """The bundled demo photos (package data): the last resort of ``open_camera("auto")``."""
@@ -252,13 +253,14 @@ AF_MODE_MANUAL = 0
 class PiCamera(_CameraBase):
     """The Raspberry Pi camera through picamera2: stills as BGR arrays from a camera that stays running.
 
-    ``open()`` does everything slow once: one still configuration (``size``, default the sensor's full
-    resolution), started once, automatic exposure and white balance left to settle, one autofocus cycle
-    when the module can focus (Camera Module 3), then exposure, gain, white balance *and the lens position*
-    locked, so every photo of the game night looks the same and none waits for the camera. Each
-    ``capture()`` then only takes the next frame of the running camera (``capture_array``: no mode switch,
-    no refocus). Keep the camera open while a game is on; a camera that fails is closed, and the next
-    ``capture()`` opens it again. The camera is always closed, also when opening fails half-way.
+    ``open()`` does everything slow once: one still configuration (``size``, default the size the reading
+    needs: :func:`vision.placement.still_size`, 2304 x 1296 on a Camera Module 3), started once, automatic
+    exposure and white balance left to settle, one autofocus cycle when the module can focus (Camera
+    Module 3), then exposure, gain, white balance *and the lens position* locked, so every photo of the
+    game night looks the same and none waits for the camera. Each ``capture()`` then only takes the next
+    frame of the running camera (``capture_array``: no mode switch, no refocus). Keep the camera open
+    while a game is on; a camera that fails is closed, and the next ``capture()`` opens it again. The
+    camera is always closed, also when opening fails half-way.
     """
 
     def __init__(
@@ -272,8 +274,14 @@ class PiCamera(_CameraBase):
         self.settle_frames = settle_frames
         self.settle_timeout_s = settle_timeout_s
         self.size = size
-        """The still's (width, height); None for the sensor's full resolution."""
+        """The still's (width, height) as asked; None for the size the reading needs: the sensor's own
+        halved while it stays at least ``vision.placement.CAPTURE_WIDTH`` wide (a Camera Module 3's 2304 x
+        1296 binned mode, same field of view; chosen by measurement, docs/vision.md)."""
         self.name = f"Pi camera {camera_num}"
+        self.model: str | None = None
+        """After open(): libcamera's sensor name (``imx708``, ``imx708_wide``...), when it gives one."""
+        self.still: tuple[int, int] | None = None
+        """After open(): the (width, height) of the stills this camera takes."""
         self._cam: Any = None
         self.focused: bool | None = None
         """After open(): True/False whether the autofocus cycle succeeded, None for a fixed-focus module."""
@@ -292,11 +300,14 @@ class PiCamera(_CameraBase):
             raise CameraError(
                 f"{self.name}: no camera connected to the camera port (libcamera found {len(cameras)})"
             )
+        info = cameras[self.camera_num]
+        self.model = str(info.get("Model")) if isinstance(info, dict) and info.get("Model") else None
         cam = None
         try:
             cam = picamera2(self.camera_num)
             # "RGB888" in picamera2 is laid out B, G, R in memory: exactly OpenCV's BGR.
-            size = tuple(self.size or cam.sensor_resolution)
+            size = tuple(self.size or still_size(tuple(cam.sensor_resolution)))
+            self.still = (int(size[0]), int(size[1]))
             config = cam.create_still_configuration(main={"format": "RGB888", "size": size})
             cam.configure(config)
             cam.start()

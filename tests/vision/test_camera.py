@@ -83,13 +83,15 @@ def test_an_unreadable_photo_in_the_folder_is_a_camera_error_naming_it(tmp_path:
 # -- Pi camera (the real PiCamera code against a fake picamera2 module) ---------------------------------
 
 
-def test_the_pi_camera_takes_full_resolution_bgr_stills_with_focus_and_locked_exposure(
+def test_the_pi_camera_takes_binned_bgr_stills_with_focus_and_locked_exposure(
     fake_picamera2: Any,
 ) -> None:
     with PiCamera() as cam:
         frame = cam.capture()
         (fake,) = fake_picamera2.instances
-        assert fake.config["main"] == {"format": "RGB888", "size": (4608, 2592)}
+        # The Camera Module 3's 2x2 binned mode: the whole field of view, the size the reading needs.
+        assert fake.config["main"] == {"format": "RGB888", "size": (2304, 1296)}
+        assert cam.still == (2304, 1296) and cam.model == "imx708"
         assert (
             fake.calls.index("start") < fake.calls.index("autofocus_cycle") < fake.calls.index("set_controls")
         )
@@ -123,9 +125,28 @@ def test_a_running_pi_camera_takes_each_photo_with_capture_array_alone(fake_pica
         assert len(fake.calls) == opened + 3 and len(fake_picamera2.instances) == 1
 
 
-def test_the_pi_camera_can_take_a_smaller_still(fake_picamera2: Any) -> None:
-    with PiCamera(size=(2304, 1296)):
-        assert fake_picamera2.instances[0].config["main"] == {"format": "RGB888", "size": (2304, 1296)}
+def test_the_pi_camera_takes_the_still_size_it_is_given(fake_picamera2: Any) -> None:
+    with PiCamera(size=(4608, 2592)) as cam:
+        assert fake_picamera2.instances[0].config["main"] == {"format": "RGB888", "size": (4608, 2592)}
+        assert cam.still == (4608, 2592)
+
+
+@pytest.mark.parametrize(
+    ("model", "sensor", "still"),
+    [
+        ("imx708_wide", (4608, 2592), (2304, 1296)),  # Camera Module 3 Wide: the same binned mode
+        ("imx477", (4056, 3040), (4056, 3040)),  # HQ Camera: halved it would be under CAPTURE_WIDTH
+        ("imx219", (3280, 2464), (3280, 2464)),  # Camera Module 2: halved it would be under CAPTURE_WIDTH
+    ],
+)
+def test_the_pi_camera_still_size_is_the_sensor_halved_while_it_stays_wide_enough(
+    fake_picamera2: Any, model: str, sensor: tuple[int, int], still: tuple[int, int]
+) -> None:
+    fake_picamera2.cameras = [{"Model": model, "Num": 0}]
+    fake_picamera2.frame_shape = (sensor[1], sensor[0], 3)
+    with PiCamera() as cam:
+        assert fake_picamera2.instances[0].config["main"]["size"] == still
+        assert cam.model == model
 
 
 def test_a_fixed_focus_pi_camera_skips_the_autofocus_cycle(fake_picamera2: Any) -> None:

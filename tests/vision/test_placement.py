@@ -1,0 +1,144 @@
+"""Where the camera hangs: the height rule, the still size, and the advice from one photo's cards."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from vision.placement import (
+    GOOD_CORNER_PX,
+    MIN_CORNER_PX,
+    MODULE3,
+    MODULE3_WIDE,
+    WEBCAM,
+    Verdict,
+    camera_height,
+    check_placement,
+    heights_table,
+    index_px,
+    lens_for,
+    still_size,
+    view_width,
+)
+from vision.seats import layout
+from vision.types import DetectedCard, InvalidValueError
+
+W, H = 2304, 1296
+README = Path(__file__).resolve().parents[2] / "deploy" / "README.md"
+
+
+def card(code: str, x: float, y: float, size: float) -> DetectedCard:
+    """A card whose one corner box, ``size`` pixels (``sqrt(w * h)``), is centred on (x, y) in pixels."""
+    w, h = size * 0.75, size / 0.75
+    return DetectedCard(code, 0.9, False, ((x - w / 2, y - h / 2, x + w / 2, y + h / 2),))
+
+
+def at_seats(size: float, seats: list[tuple[float, float]], skip: tuple[int, ...] = ()) -> list[DetectedCard]:
+    codes = ["AS", "2H", "3D", "4C", "5S", "6H"]
+    return [card(codes[i], x * W, y * H, size) for i, (x, y) in enumerate(seats) if i not in skip]
+
+
+# -- the height rule ------------------------------------------------------------------------------------
+
+
+def test_a_camera_module_3_covers_a_1_m_table_from_0_77_m_and_the_wide_one_from_0_40_m() -> None:
+    assert camera_height(1.0, 66) == pytest.approx(0.770, abs=0.002)
+    assert MODULE3_WIDE.height_for(1.0) == pytest.approx(0.405, abs=0.002)
+    assert view_width(camera_height(1.2, 66), 66) == pytest.approx(1.2)
+    # An 8 mm index on a 1 m table fills 37 px of a 4608 px still, 18 px of the 2304 px binned one.
+    assert index_px(1.0, 4608) == pytest.approx(36.9, abs=0.1)
+    assert index_px(1.0, 2304) == pytest.approx(18.4, abs=0.1)
+
+
+def test_the_corner_size_scales_inversely_with_the_height() -> None:
+    near, far = camera_height(1.0, 66), camera_height(1.5, 66)
+    assert index_px(view_width(near, 66), 2304) / index_px(view_width(far, 66), 2304) == pytest.approx(
+        far / near
+    )
+
+
+def test_bad_sizes_are_refused_with_a_message() -> None:
+    with pytest.raises(InvalidValueError, match="table width"):
+        camera_height(0, 66)
+    with pytest.raises(InvalidValueError, match="photo size"):
+        check_placement([], 0, 10)
+
+
+def test_the_still_is_the_sensor_halved_while_it_stays_wide_enough() -> None:
+    assert still_size((4608, 2592)) == (2304, 1296)
+    assert still_size((1920, 1080)) == (1920, 1080)
+    assert still_size((4608, 2592), width=1000) == (1152, 648)
+
+
+def test_pi_sensors_are_known_by_libcamera_name() -> None:
+    assert lens_for("imx708") is MODULE3 and lens_for("imx708_wide_noir") is MODULE3_WIDE
+    assert lens_for("imx477") is None and lens_for(None) is None  # the HQ Camera takes many lenses
+
+
+def test_the_heights_table_in_deploy_readme_is_the_one_the_rule_gives() -> None:
+    table = heights_table()
+    assert table in README.read_text(encoding="utf-8"), "regenerate it: python -m vision.placement --table"
+    assert "| Camera Module 3 (66 degrees, 2304 px) | 0.62 m" in table
+    assert WEBCAM.name in table and re.search(r"1\.0 m across", table) is None  # "table 1 m across"
+
+
+# -- the advice -----------------------------------------------------------------------------------------
+
+
+def test_well_placed_cards_at_every_seat_are_all_good() -> None:
+    seats = layout(4)
+    p = check_placement(at_seats(GOOD_CORNER_PX + 8, list(seats.seats)), W, H, seats, 576, MODULE3)
+    assert p.verdict == Verdict.FINE
+    assert [s.cards for s in p.seats] == [1, 1, 1, 1]
+    assert p.corner_px == pytest.approx(GOOD_CORNER_PX + 8)
+    assert p.model_px == pytest.approx((GOOD_CORNER_PX + 8) * 576 / W)
+
+
+def test_small_corners_with_room_round_them_say_lower_the_camera_with_the_height() -> None:
+    seats = layout(4)
+    # The seats lie well inside the frame (0.36 of the way out): room to come down.
+    p = check_placement(at_seats(GOOD_CORNER_PX / 2, list(seats.seats)), W, H, seats, 576, MODULE3)
+    assert p.verdict == Verdict.LOWER
+    assert p.factor == pytest.approx(2.0, rel=0.3)
+    assert p.target_m is not None and p.height_m is not None and p.target_m < p.height_m
+    assert "lower the camera" in p.summary()
+
+
+def test_small_corners_that_already_fill_the_view_cannot_be_fixed_by_lowering() -> None:
+    seats = [(0.03, 0.5), (0.5, 0.05), (0.97, 0.5), (0.5, 0.95)]
+    p = check_placement(at_seats(MIN_CORNER_PX / 2, seats), W, H, layout(4), 576)
+    assert p.verdict == Verdict.CROWDED
+    assert p.room < p.factor
+
+
+def test_a_card_cut_off_at_the_edge_says_raise_and_names_the_wide_module() -> None:
+    cards = at_seats(GOOD_CORNER_PX + 8, list(layout(4).seats))
+    cards.append(card("9S", 4.0, H / 2, GOOD_CORNER_PX + 8))  # touching the left edge
+    p = check_placement(cards, W, H, layout(4), 576, MODULE3)
+    assert p.verdict == Verdict.RAISE
+    assert p.cut and p.target_m is not None and p.wide_m is not None and p.wide_m < p.target_m
+    assert "raise the camera" in p.summary()
+
+
+def test_a_cut_off_card_under_a_camera_that_would_hang_too_high_says_use_the_wide_module() -> None:
+    # Small corners in the photo: the picture spans far, so the camera already hangs high.
+    cards = at_seats(MIN_CORNER_PX, list(layout(4).seats))
+    cards.append(card("9S", W - 3.0, H / 2, MIN_CORNER_PX))
+    p = check_placement(cards, W, H, layout(4), 576, MODULE3)
+    assert p.verdict == Verdict.WIDE
+    assert p.height_m is not None and p.height_m > 1.0
+
+
+def test_a_seat_with_no_card_read_is_named() -> None:
+    seats = layout(4)
+    p = check_placement(at_seats(GOOD_CORNER_PX + 8, list(seats.seats), skip=(2,)), W, H, seats)
+    assert p.verdict == Verdict.MISSING
+    assert p.missing == (2,)
+    assert "seat 3" in p.summary()
+
+
+def test_no_card_at_all_says_so() -> None:
+    p = check_placement([], W, H, layout(3))
+    assert p.verdict == Verdict.NO_CARDS and p.corner_px is None and p.missing == (0, 1, 2)
