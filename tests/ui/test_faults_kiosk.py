@@ -12,22 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.headless import ROOT, headless_env
 from ui.store import DB_NAME, Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def env(tmp_path: Path) -> dict[str, str]:
-    out = dict(os.environ)
-    out.update(
-        SDL_VIDEODRIVER="offscreen",
-        KIVY_NO_ARGS="1",
-        KIVY_NO_CONSOLELOG="1",
-        KIVY_HOME=str(tmp_path / "kivy-home"),
-        PYTHONUNBUFFERED="1",
-    )
-    return out
 
 
 @pytest.mark.parametrize("broken", ["corrupt", "foreign", "newer"])
@@ -56,7 +44,7 @@ def test_the_kiosk_stays_up_on_a_broken_record(tmp_path: Path, broken: str) -> N
     proc = subprocess.Popen(
         [sys.executable, "-m", "ui.cli", "kiosk", "--data-dir", str(data), "--camera", "demo"],
         cwd=ROOT,
-        env=env(tmp_path),
+        env=headless_env(tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -105,7 +93,7 @@ def test_a_full_disk_mid_night_shows_the_full_disk_screen(tmp_path: Path) -> Non
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(data)],
         cwd=ROOT,
-        env=env(tmp_path),
+        env=headless_env(tmp_path),
         capture_output=True,
         text=True,
         timeout=240,

@@ -7,17 +7,16 @@ The walk (tests/ui/i18n_walk.py) runs the real Kivy app headless in a subprocess
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.ui.headless import ROOT, headless_env
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
-ROOT = Path(__file__).resolve().parents[2]
 NAMES = {"Asha", "Chandra", "Dipa", "Priya", "Raj", "Sunil", "Meera"}
 # Latin that is not English: the product's name, the language's own name on its button, units and formats.
 NOT_ENGLISH = {"TableTally", "English", "KB", "MB", "SD", "USB", "Pi", "JSON", "CSV", "Aa", "ABC", "x"}
@@ -45,13 +44,11 @@ def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
     assert has_catalog("ne") and has_catalog("hi"), "the catalogs are not compiled: run make catalogs"
     tmp = tmp_path_factory.mktemp("walk")
-    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1", KIVY_NO_CONSOLELOG="1")
-    env["KIVY_HOME"] = str(tmp / "kivy-home")
     out = tmp / "seen.json"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tests" / "ui" / "i18n_walk.py"), str(tmp / "data"), str(out)],
         cwd=ROOT,
-        env=env,
+        env=headless_env(tmp),
         capture_output=True,
         text=True,
         timeout=500,

@@ -7,57 +7,29 @@ These start Kivy in subprocesses (one window per process), so they are marked sl
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tests.ui.headless import ROOT, demo_result, headless_env, result_line, run_demo
 from ui.demo import DEALS, PLAYERS, ROUNDS
 from ui.store import GameStatus, Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1000)]
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def demo_env(tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        SDL_VIDEODRIVER="offscreen",
-        KIVY_NO_ARGS="1",
-        KIVY_NO_CONSOLELOG="1",
-        KIVY_HOME=str(tmp_path / "kivy-home"),
-        PYTHONUNBUFFERED="1",
-    )
-    return env
-
-
-def result_line(stdout: str, prefix: str = "RESULT ") -> dict[str, Any]:
-    lines = [line for line in stdout.splitlines() if line.startswith(prefix)]
-    assert lines, f"no {prefix.strip()} line in the demo output:\n{stdout[-3000:]}"
-    data: dict[str, Any] = json.loads(lines[-1][len(prefix) :])
-    return data
 
 
 @pytest.mark.parametrize("size", ["landscape", "portrait"])
 def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path: Path, size: str) -> None:
     out = tmp_path / "shots"
     data = tmp_path / "data"
-    proc = subprocess.run(
-        [sys.executable, "-m", "ui.demo", "--out", str(out), "--size", size, "--data-dir", str(data)],
-        cwd=ROOT,
-        env=demo_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=900,  # a hang guard only: the demo takes 1-2 min, 5-7 on a heavily shared machine
-    )
-    result = result_line(proc.stdout)
-    assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    # The timeout is a hang guard only: the demo takes 1-2 min, 5-7 on a heavily shared machine.
+    proc = run_demo(tmp_path, "--out", str(out), "--size", size, "--data-dir", str(data), timeout=900)
+    result = demo_result(proc)
     assert result["screen_errors"] == []
     assert result["ok"] and result["games"] == 2
     assert result["small_targets"] == [], "touch targets under 48 px or off screen"
@@ -110,7 +82,7 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
 
 def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env = demo_env(tmp_path)
+    env = headless_env(tmp_path)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -156,26 +128,9 @@ def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> Non
     store.close()
 
     caller, hands = ROUNDS[2]
-    resumed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ui.demo",
-            "--script",
-            "resume",
-            "--size",
-            "landscape",
-            "--data-dir",
-            str(data),
-            "--out",
-            str(tmp_path / "shots"),
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    shots = str(tmp_path / "shots")
+    args = ["--script", "resume", "--size", "landscape", "--data-dir", str(data), "--out", shots]
+    resumed = run_demo(tmp_path, *args, timeout=120)
     assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
     state = result_line(resumed.stdout, "RESUMED ")
     assert state["screen"] == "jhyap_round"
@@ -186,26 +141,8 @@ def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> Non
 
 
 def test_the_demo_counts_two_taps_for_a_round_read_right_and_four_with_one_card_wrong(tmp_path: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ui.demo",
-            "--script",
-            "taps",
-            "--size",
-            "landscape",
-            "--data-dir",
-            str(tmp_path / "d"),
-        ],
-        cwd=ROOT,
-        env=demo_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    result = result_line(proc.stdout)
-    assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    proc = run_demo(tmp_path, "--script", "taps", "--size", "landscape", "--data-dir", str(tmp_path / "d"))
+    demo_result(proc)
     taps = result_line(proc.stdout, "TAPS ")
     assert taps["jhyap, read right"] == 2  # scan, score: the only low hand is the caller
     assert taps["jhyap, one card misread"] == 4  # scan, the card, its right code, score
@@ -215,26 +152,8 @@ def test_the_demo_counts_two_taps_for_a_round_read_right_and_four_with_one_card_
 
 @pytest.mark.parametrize("size", ["landscape", "portrait"])
 def test_five_hands_and_the_table_fit_one_screen_with_every_total(tmp_path: Path, size: str) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ui.demo",
-            "--script",
-            "five",
-            "--size",
-            size,
-            "--out",
-            str(tmp_path / "shots"),
-        ],
-        cwd=ROOT,
-        env=demo_env(tmp_path),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    result = result_line(proc.stdout)
-    assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    proc = run_demo(tmp_path, "--script", "five", "--size", size, "--out", str(tmp_path / "shots"))
+    result = demo_result(proc)
     # Five rows of five cards and the table's two, with no scrolling: every card a fingertip wide, every
     # word whole (the script checks that the seats gave every card to its player and the piles to the table).
     assert result["small_targets"] == [] and result["cut_text"] == []

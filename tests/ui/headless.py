@@ -1,0 +1,59 @@
+"""What the headless kiosk tests share: the environment a Kivy child process renders in (SDL offscreen,
+its config in the test's folder), a run of the scripted demo, and the JSON line it ends with.
+
+Kivy is started only in child processes: nothing here imports it, so collecting the tests does not load
+Kivy (or its GL) into the pytest process, where a later torch import in the models tests segfaulted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def headless_env(tmp_path: Path) -> dict[str, str]:
+    """This process's environment for a Kivy child: offscreen, quiet, unbuffered, its Kivy home in
+    ``tmp_path`` (never the user's)."""
+    env = dict(os.environ)
+    env.update(
+        SDL_VIDEODRIVER="offscreen",
+        KIVY_NO_ARGS="1",
+        KIVY_NO_CONSOLELOG="1",
+        KIVY_HOME=str(tmp_path / "kivy-home"),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def run_demo(tmp_path: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """``python -m ui.demo ARGS`` in a headless Kivy, from the repository root, its output captured.
+    ``timeout`` is a hang guard only: a loaded machine makes the demo several times slower."""
+    return subprocess.run(
+        [sys.executable, "-m", "ui.demo", *args],
+        cwd=ROOT,
+        env=headless_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def result_line(stdout: str, prefix: str = "RESULT ") -> dict[str, Any]:
+    """The JSON of the last line of ``stdout`` that starts with ``prefix`` (the demo's RESULT, TAPS...)."""
+    lines = [line for line in stdout.splitlines() if line.startswith(prefix)]
+    assert lines, f"no {prefix.strip()} line in the demo output:\n{stdout[-3000:]}"
+    data: dict[str, Any] = json.loads(lines[-1][len(prefix) :])
+    return data
+
+
+def demo_result(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The demo's RESULT, once it is known to have ended well (else its error, or its stderr's tail)."""
+    result = result_line(proc.stdout)
+    assert proc.returncode == 0, result.get("error") or proc.stderr[-3000:]
+    return result
