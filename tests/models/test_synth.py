@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -379,3 +380,22 @@ def test_bent_cards_come_from_their_own_generator(faces_dir: Path) -> None:
     curled, q2 = make_image(7, Split.VAL, 3, faces_dir, long_side=320, decks=TEST_DECKS, bend_share=1.0)
     assert q1 == q2 and plain.kind == curled.kind and plain.hands == curled.hands
     assert not np.array_equal(plain.image, curled.image)
+
+
+def test_a_deal_fans_a_whole_pack_in_one_hand(faces_dir: Path) -> None:
+    result, _ = make_image(4, Split.VAL, 0, faces_dir, 480, SceneKind.DEAL, TEST_DECKS, frame=(640, 640))
+    assert result.image.shape[:2] == (480, 480)
+    assert len(result.hands) == 1 and len(result.hands[0]) == 52 and "JK" not in result.hands[0]
+    assert set(result.cards) <= set(result.hands[0])
+
+
+def test_cli_writes_every_image_in_the_aspect_asked(faces_dir: Path, tmp_path: Path, capsys) -> None:
+    out = tmp_path / "wide"
+    args = ["--out", str(out), "--count", "0", "--val-count", "2", "--faces", str(faces_dir), "--decks"]
+    args += [*TEST_DECKS, "--long-side", "320", "--workers", "1"]
+    assert main([*args, "--aspect", "16:9"]) == 0
+    for image in (out / "images" / "val").glob("*.jpg"):
+        assert cv2.imread(str(image)).shape[:2] == (180, 320)
+    with pytest.raises(SystemExit):
+        main([*args, "--aspect", "wide"])
+    assert "WIDTH:HEIGHT" in capsys.readouterr().err

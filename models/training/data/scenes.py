@@ -75,6 +75,7 @@ class SceneKind(enum.Enum):
     SQUASHED = "squashed"
     UPRIGHT = "upright"
     NEGATIVE = "negative"
+    DEAL = "deal"  # a whole pack fanned out in an arc (measuring only: not in the training mix)
 
 
 # The kinds of scene a player's hand may reach into (never the single-card close-ups, crops and uprights).
@@ -537,6 +538,21 @@ def hand_offsets(rng: Rng, n: int, style: str, aspect: float) -> list[tuple[floa
     return out
 
 
+def deal_offsets(rng: Rng, n: int) -> list[tuple[float, float, float]]:
+    """A whole pack fanned out in one arc round a point, each card turned a little further than the one
+    under it, so that every card shows the index of its top-left corner (a deck printing its indices
+    elsewhere shows few): (dx, dy, angle) per card in card-height units, as :func:`hand_offsets`."""
+    span = rng.uniform(220, 330)  # degrees the pack is spread over
+    radius = rng.uniform(0.6, 1.1)  # card centres' distance from the arc's centre
+    step = span / max(1, n - 1)
+    out = []
+    for i in range(n):
+        a = (i - (n - 1) / 2) * step
+        r = np.radians(a)
+        out.append((radius * np.sin(r), -radius * np.cos(r), -a))
+    return out
+
+
 def _place_group(
     faces: list[Face],
     offsets: list[tuple[float, float, float]],
@@ -736,6 +752,14 @@ class SceneMaker:
                 placements = _fit(placements, w, h, rng, min_h)
             else:
                 placements = _fit(placements, w, h, rng, min_h, margin=0.0)
+        elif kind is SceneKind.DEAL:
+            pack = self._deck_faces(rng)  # one pack, shuffled, without its jokers
+            order = rng.permutation([c for c in CARD_CODES if c != JOKER])
+            faces = [pack[str(c)] for c in order if c in pack]
+            angle = rng.uniform(0, 360)
+            placements = _place_group(faces, deal_offsets(rng, len(faces)), w / 2, h / 2, 0.3 * h, angle, 0)
+            placements = _fit(placements, w, h, rng, min_h)
+            hands = [sorted((f.code for f in faces), key=CLASS_INDEX.__getitem__)]
         elif kind is SceneKind.SCATTER:
             faces = self._draw_cards(rng, int(rng.integers(1, 11)))
             height = rng.uniform(MIN_CARD_H, 0.42) * h

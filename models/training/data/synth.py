@@ -89,6 +89,8 @@ class SynthConfig:
     turn_share: float | None = None
     # share of scenes whose cards are bent or glossy (models.training.data.scenes.BEND_SHARE); as above
     bend_share: float | None = None
+    # every image of this width:height (e.g. (16, 9)); None = the usual mix of FRAMES
+    aspect: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if self.count < 0 or self.val_count < 0:
@@ -223,6 +225,24 @@ def yolo_lines(result: SceneResult) -> list[str]:
     return lines
 
 
+def frame_of(aspect: tuple[int, int] | None) -> tuple[int, int] | None:
+    """The frame (in FRAMES' units: long side 640) of an image of ``aspect`` (width, height)."""
+    if aspect is None:
+        return None
+    w, h = aspect
+    if w <= 0 or h <= 0:
+        raise ValueError(f"an aspect needs a positive width and height, got {w}:{h}")
+    k = max(FRAMES[0]) / max(w, h)
+    return round(w * k), round(h * k)
+
+
+def _aspect(text: str) -> tuple[int, int]:
+    w, sep, h = text.partition(":")
+    if not sep or not w.isdigit() or not h.isdigit() or int(w) == 0 or int(h) == 0:
+        raise argparse.ArgumentTypeError(f"aspect must be WIDTH:HEIGHT such as 16:9, got {text!r}")
+    return int(w), int(h)
+
+
 def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
     cfg, split, index = args
     result, quality = make_image(
@@ -238,6 +258,7 @@ def _write_one(args: tuple[SynthConfig, Split, int]) -> str:
         four_share=cfg.split_four_share(split),
         turn_share=cfg.split_turn_share(split),
         bend_share=cfg.split_bend_share(split),
+        frame=frame_of(cfg.aspect),
     )
     name = f"{split.value}_{cfg.seed}_{index:06d}"
     cv2.imwrite(
@@ -328,6 +349,12 @@ def main(argv: list[str] | None = None) -> int:
         help=f"share of scenes whose cards may be bent or glossy, in both splits (default: {BEND_SHARE} in "
         f"train, none in the held-out val split)",
     )
+    parser.add_argument(
+        "--aspect",
+        type=_aspect,
+        help="every image of this WIDTH:HEIGHT, e.g. 16:9 for a 1920x1080 table with --long-side 1920 "
+        "(default: the training mix of 4:3, 3:4 and 16:9)",
+    )
     args = parser.parse_args(argv)
     val = args.val_count if args.val_count is not None else max(20, args.count // 8)
     try:
@@ -346,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
             args.four_share,
             args.turn_share,
             args.bend_share,
+            args.aspect,
         )
         if not (cfg.faces / "standard").is_dir() and not any(cfg.faces.glob("*/corners.json")):
             print(f"no rendered faces in {cfg.faces}; rendering them first (a few minutes)", file=sys.stderr)
