@@ -34,22 +34,68 @@ from vision.detector import DEFAULT_ONNX, DEFAULT_ROTATIONS, CardDetector, rotat
 from vision.effort import EFFORTS, effort_from_env
 from vision.pipeline import read_cards
 from vision.reader import DEFAULT_READER
-from vision.types import VisionError
+from vision.types import InvalidValueError, VisionError, check_code
 
 
 def load_truth(path: Path) -> list[dict[str, Any]]:
-    """The truth entries of a truth file (see the module doc); each has "image" and "cards"."""
+    """The truth entries of a truth file (see the module doc); each has "image" and "cards".
+
+    A file that is neither JSON nor JSON lines, or an entry without an image name or a list of card codes
+    (:data:`scorer.cards.CARD_CODES`), raises :class:`InvalidValueError` naming the file and the entry.
+    """
     text = path.read_text(encoding="utf-8")
+    named: list[tuple[str, Any]] = []  # (where in the file, the entry)
     try:
         data: Any = json.loads(text)
-    except json.JSONDecodeError:
-        data = [json.loads(line) for line in text.splitlines() if line.strip()]
-    if isinstance(data, dict):
-        data = data.get("photos") or data.get("images") or [{"image": k, **v} for k, v in data.items()]
-    entries = [e for e in data if isinstance(e, dict) and "image" in e and "cards" in e]
-    if not entries:
-        raise ValueError(f"{path}: no entries with 'image' and 'cards'")
-    return entries
+    except json.JSONDecodeError as whole:
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                named.append((f"line {n}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                if not named:  # the first line fails already: a JSON document with an error in it
+                    raise InvalidValueError(
+                        f"{path}: not JSON or JSON lines: {whole.msg} at line {whole.lineno}, "
+                        f"column {whole.colno}"
+                    ) from None
+                raise InvalidValueError(
+                    f"{path}: line {n} is not JSON ({exc.msg}): {line.strip()[:80]}"
+                ) from None
+    else:
+        if isinstance(data, dict):
+            data = next((data[key] for key in ("photos", "images") if isinstance(data.get(key), list)), data)
+        if isinstance(data, dict):  # {image: {"cards": ...}}
+            named = [
+                (f"entry {k!r}", {"image": k, **v} if isinstance(v, dict) else v) for k, v in data.items()
+            ]
+        elif isinstance(data, list):
+            named = [(f"entry {n}", e) for n, e in enumerate(data, 1)]
+        else:
+            raise InvalidValueError(f"{path}: expected a list of photos, got {type(data).__name__}")
+    for name, entry in named:
+        problem = _truth_problem(entry)
+        if problem:
+            raise InvalidValueError(f"{path}: {name} {problem}: {json.dumps(entry)[:120]}")
+    if not named:
+        raise InvalidValueError(f"{path}: no entries with 'image' and 'cards'")
+    return [entry for _, entry in named]
+
+
+def _truth_problem(entry: Any) -> str:
+    """What is wrong with one truth entry, or "" when it has an image name and a list of card codes."""
+    if not isinstance(entry, dict):
+        return f"is not an object with 'image' and 'cards' but a {type(entry).__name__}"
+    if not isinstance(entry.get("image"), str) or not entry["image"]:
+        return "has no 'image' (the photo's file name)"
+    if not isinstance(entry.get("cards"), list):
+        return "has no 'cards' (a list of card codes)"
+    try:
+        for code in entry["cards"]:
+            check_code(code)
+    except InvalidValueError as exc:
+        return f"has an {exc}"
+    return ""
 
 
 def default_photo_dir(truth: Path) -> Path:

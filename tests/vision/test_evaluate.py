@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vision.detector import DEFAULT_ONNX
+from vision.errors import InvalidValueError, VisionError
 from vision.evaluate import Score, hand_pairs, load_truth, main
 from vision.types import CardReading, DetectedCard
 
@@ -44,11 +45,60 @@ def test_score_adds_cards_and_grouping() -> None:
     assert (score.pairs_agree, score.pairs_total) == (3, 3)
 
 
-def test_truth_files_with_no_usable_entries_are_refused(tmp_path: Path) -> None:
+def test_truth_files_with_no_entries_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "truth.json"
-    path.write_text(json.dumps({"photos": [{"image": "a.jpg"}]}))
-    with pytest.raises(ValueError, match="no entries with 'image' and 'cards'"):
+    path.write_text(json.dumps({"photos": []}))
+    with pytest.raises(InvalidValueError, match="no entries with 'image' and 'cards'") as err:
         load_truth(path)
+    assert str(path) in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        (
+            json.dumps({"photos": [{"image": "a.jpg", "cards": ["AS"]}, {"image": "b.jpg"}]}),
+            "entry 2 has no 'cards'",
+        ),
+        (json.dumps([{"cards": ["AS"]}]), "entry 1 has no 'image'"),
+        (json.dumps({"t.jpg": {"cards": ["AS", "ZZ"]}}), "entry 't.jpg' has an unknown card code 'ZZ'"),
+        (json.dumps([["AS"]]), "entry 1 is not an object"),
+        ('{"image": "a.jpg", "cards": ["AS"]}\n\n{"image": "b.jpg", "cards": ["2S"\n', "line 3 is not JSON"),
+        ('{"image": "a.jpg", "cards": ["AS"]}\n{"image": "b.jpg", "cards": "2S"}\n', "line 2 has no 'cards'"),
+        ('[{"image": "a.jpg",\n "cards": ["AS"]},\n]', "not JSON or JSON lines: .* at line 3"),
+        ("42", "expected a list of photos, got int"),
+    ],
+)
+def test_a_bad_truth_file_is_refused_naming_the_file_and_the_entry(
+    tmp_path: Path, text: str, named: str
+) -> None:
+    path = tmp_path / "truth.jsonl"
+    path.write_text(text)
+    with pytest.raises(InvalidValueError, match=named) as err:
+        load_truth(path)
+    assert str(err.value).startswith(f"{path}: ")
+    assert isinstance(err.value, VisionError)  # what the evaluation commands catch and print
+
+
+def test_truth_as_a_mapping_list_or_json_lines_reads_the_same(tmp_path: Path) -> None:
+    entries = [{"image": "a.jpg", "cards": ["AS", "10D"]}, {"image": "b.jpg", "cards": [], "kind": "hand"}]
+    (tmp_path / "list.json").write_text(json.dumps({"photos": entries}))
+    (tmp_path / "map.json").write_text(
+        json.dumps({e["image"]: {k: v for k, v in e.items() if k != "image"} for e in entries})
+    )
+    (tmp_path / "lines.jsonl").write_text("\n".join(json.dumps(e) for e in entries) + "\n\n")
+    for name in ["list.json", "map.json", "lines.jsonl"]:
+        assert load_truth(tmp_path / name) == entries, name
+
+
+def test_a_bad_truth_file_is_a_clear_message_from_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "truth.json"
+    path.write_text(json.dumps([{"image": "a.jpg", "cards": ["1S"]}]))
+    assert main(["--truth", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"vision.evaluate: {path}: entry 1 has an unknown card code '1S'")
 
 
 @pytest.mark.skipif(not DEFAULT_ONNX.is_file(), reason="the shipped model is not there yet")
