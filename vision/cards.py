@@ -373,8 +373,9 @@ def group_into_hands(
     added touching hands turned apart do too. ``turn=0`` groups by position alone.
 
     Both ways are scored by the pair measure of ``python -m vision.evaluate`` (pairs of rightly read cards
-    put together or apart as laid); docs/vision.md ("Hands") has the figures. Groups come in order of
-    their first card; indices within a group ascend.
+    put together or apart as laid), which prints the figures; docs/vision.md ("Hands") says how the turn's
+    weight and the rule were chosen. Groups come in order of their first card; indices within a group
+    ascend.
     """
     if n_groups is not None and n_groups < 1:
         raise InvalidValueError(f"n_groups must be at least 1, got {n_groups}")
