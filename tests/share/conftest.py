@@ -7,11 +7,20 @@ from pathlib import Path
 
 import pytest
 
+from ui import i18n
 from ui.logic.kiosk import Kiosk
 from ui.share.server import ShareServer
 from ui.store import Store
 
 PLAYERS = ["Asha", "<b>Bo</b>", "बिकास"]
+
+
+@pytest.fixture
+def locale() -> Iterator[None]:
+    """A test that changes the kiosk's language or digits leaves English and Western digits behind."""
+    yield
+    i18n.set_language(i18n.DEFAULT_LANGUAGE)
+    i18n.set_digits(i18n.WESTERN)
 
 
 @pytest.fixture

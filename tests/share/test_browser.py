@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.share.conftest import ROUND1, ROUND2, play
+from ui import i18n
 from ui.logic import boards
 from ui.logic.kiosk import Kiosk
 from ui.share.browser import Chromium, find_chromium
@@ -109,6 +110,56 @@ def test_a_phone_refused_a_stream_polls_and_still_follows_the_game(
         browser.wait_for(f"JSON.stringify({SHOWN_TOTALS}) === JSON.stringify({expected_totals(kiosk)!r})", 10)
     finally:
         full.stop()
+
+
+@pytest.mark.usefixtures("locale")
+def test_the_page_writes_numbers_in_the_kiosks_digits(
+    browser: Chromium, server: ShareServer, kiosk: Kiosk
+) -> None:
+    play(kiosk, "Asha", ROUND1)
+    play(kiosk, "<b>Bo</b>", ROUND2)
+    kiosk.set_digits(i18n.DEVANAGARI)
+    server.notify()  # what Sharing does on a change of digits (tests/share/test_sharing.py)
+    open_page(browser, server.port)
+    browser.wait_for("document.querySelector('#board').dataset.version")
+    shown = browser.evaluate(
+        "Object.fromEntries([...document.querySelectorAll('tr[data-player]')]"
+        ".map(r => [r.dataset.player, r.querySelector('.total').textContent]))"
+    )
+    assert shown == {name: i18n.num(total) for name, total in expected_totals(kiosk).items()}
+    text = browser.text()
+    assert "Last round २" in text and "Out above २००" in text
+    # The chart's axis, the hands, the points, the time too: no Western digit is left on the page but the
+    # cards' own indices, which the kiosk also shows as printed on the cards (9♠).
+    text = browser.evaluate(
+        "(() => { const b = document.body.cloneNode(true);"
+        " b.querySelectorAll('.chip').forEach(c => c.remove()); return b.textContent; })()"
+    )
+    assert not any(ch.isascii() and ch.isdigit() for ch in text), text
+    labels = browser.evaluate("[...document.querySelectorAll('svg text')].map(t => t.textContent).join(' ')")
+    assert labels and not any(ch.isascii() and ch.isdigit() for ch in labels)
+
+
+@pytest.mark.usefixtures("locale")
+@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+def test_the_page_speaks_the_kiosks_new_language_by_itself(
+    browser: Chromium, server: ShareServer, kiosk: Kiosk
+) -> None:
+    play(kiosk, "Asha", ROUND1)
+    open_page(browser, server.port)
+    assert browser.evaluate("document.documentElement.lang") == "en"
+    kiosk.set_language("ne")
+    server.notify()  # what Sharing does on a change of language (tests/share/test_sharing.py)
+    browser.wait_for(
+        "document.documentElement.lang === 'ne' && document.querySelector('#board th') !== null", 10
+    )
+    heads = browser.evaluate("[...document.querySelectorAll('#board th')].map(t => t.textContent)")
+    assert i18n._("Total") in heads and "Total" not in heads
+    assert boards.jhyap_round_result(kiosk.log).headline in browser.text()  # the kiosk's words, in Nepali
+    version = browser.evaluate("document.querySelector('#board').dataset.version")
+    time.sleep(1)  # loaded once, not again and again
+    assert browser.evaluate("document.querySelector('#board').dataset.version") == version
+    assert browser.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
 
 
 @pytest.mark.parametrize(("width", "height"), [(360, 740), (740, 360)], ids=["portrait", "landscape"])

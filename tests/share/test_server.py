@@ -10,12 +10,13 @@ import pytest
 
 from tests.share.conftest import ROUND1, ROUND2, play
 from tests.share.helpers import Stream, request
+from ui import i18n
 from ui.logic import boards
 from ui.logic.kiosk import Kiosk
-from ui.share import ShareError, labels
+from ui.share import EVERY_ADDRESS, ShareError, labels
 from ui.share import server as server_module
 from ui.share.net import is_local_address
-from ui.share.server import GuardedH11Protocol, ShareServer, wait_for
+from ui.share.server import GuardedH11Protocol, ShareServer, bind, wait_for
 from ui.store import Store
 
 ROUTES = [
@@ -257,14 +258,65 @@ def test_start_twice_does_nothing_and_stop_closes_the_port_at_once(store: Store,
     server.stop()  # off twice: nothing
 
 
-def test_a_port_in_use_is_a_clear_message(store: Store) -> None:
+@pytest.mark.usefixtures("locale")
+@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+def test_a_phone_refused_a_stream_is_told_why_in_the_kiosks_language(store: Store) -> None:
+    i18n.set_language("ne")
+    server = ShareServer(store, port=0, host="127.0.0.1", max_clients=0)
+    server.start()
+    try:
+        status, headers, body = request(server.port, path="/api/events")
+    finally:
+        server.stop()
+    english = "Too many phones are following the scores; this one checks every few seconds instead."
+    assert status == 503 and headers["content-type"].startswith("text/plain; charset=utf-8")
+    assert body.decode() == i18n._(english) + "\n" and i18n._(english) != english
+
+
+def test_by_default_the_page_is_served_on_ipv6_and_ipv4_alike(store: Store) -> None:
+    if not socket.has_ipv6:
+        pytest.skip("this Python has no IPv6")
+    server = ShareServer(store, port=0)
+    assert server.host == EVERY_ADDRESS
+    server.start()
+    try:
+        assert request(server.port, path="/api/snapshot")[0] == 200  # 127.0.0.1, as ::ffff:127.0.0.1
+        with socket.create_connection(("::1", server.port), timeout=10) as sock:
+            sock.sendall(b"GET /api/snapshot HTTP/1.1\r\nHost: [::1]\r\nConnection: close\r\n\r\n")
+            assert sock.recv(64).startswith(b"HTTP/1.1 200 ")
+    finally:
+        server.stop()
+
+
+def test_without_ipv6_every_address_is_every_ipv4_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = socket.socket
+
+    def no_ipv6(family: int = socket.AF_INET, *args: object) -> socket.socket:
+        if family == socket.AF_INET6:
+            raise OSError(97, "Address family not supported by protocol")
+        return real(family, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(server_module.socket, "socket", no_ipv6)
+    sock = bind(EVERY_ADDRESS, 0)
+    monkeypatch.undo()
+    try:
+        assert sock.family == socket.AF_INET and sock.getsockname()[0] == "0.0.0.0"
+    finally:
+        sock.close()
+
+
+@pytest.mark.parametrize(
+    ("taken_on", "host"), [("127.0.0.1", "127.0.0.1"), ("0.0.0.0", EVERY_ADDRESS)], ids=["loopback", "every"]
+)
+def test_a_port_in_use_is_a_clear_message(store: Store, taken_on: str, host: str) -> None:
+    """Another program on the port (on IPv4: that is in use for the dual-stack socket too) is named."""
     taken = socket.socket()
-    taken.bind(("127.0.0.1", 0))
+    taken.bind((taken_on, 0))
     taken.listen(1)
     port = taken.getsockname()[1]
     try:
         with pytest.raises(ShareError, match=f"Port {port} is already used by another program"):
-            ShareServer(store, port=port, host="127.0.0.1").start()
+            ShareServer(store, port=port, host=host).start()
     finally:
         taken.close()
 

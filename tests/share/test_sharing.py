@@ -13,6 +13,7 @@ import pytest
 
 from tests.share.conftest import ROUND1, play
 from tests.share.helpers import Stream, request
+from ui import i18n
 from ui.commands import kiosk as kiosk_command
 from ui.logic.kiosk import Kiosk
 from ui.share import DEFAULT_PORT
@@ -68,6 +69,29 @@ def test_on_twice_does_nothing_and_confirmed_rounds_reach_the_phones(kiosk: Kios
     assert kiosk.listeners == []
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", server.port), timeout=2)
+
+
+@pytest.mark.usefixtures("locale")
+def test_a_change_of_digits_or_language_on_the_kiosk_reaches_the_phones(kiosk: Kiosk, tmp_path: Path) -> None:
+    s = sharing(kiosk, tmp_path)
+    s.switch(True)
+    assert s.server is not None
+    server = s.server
+    phone = Stream(server.port)
+    try:
+        data, _ = phone.next_snapshot()
+        assert data["digits"] == "0123456789"
+        kiosk.set_digits(i18n.DEVANAGARI)  # Settings: nothing is scored, yet the phones must write ०-९
+        data, _ = phone.next_snapshot()
+        assert data["digits"] == "०१२३४५६७८९" and data["language"] == "en"
+        kiosk.set_language("hi")  # the page reloads to speak it (tests/share/test_browser.py)
+        data, _ = phone.next_snapshot()
+        assert data["language"] == "hi"
+    finally:
+        phone.close()
+        s.switch(False)
+    i18n.set_digits(i18n.WESTERN)  # sharing is off: no one is told any more
+    assert server.notify not in i18n._listeners
 
 
 def test_a_port_in_use_is_said_plainly_and_nothing_runs(kiosk: Kiosk, tmp_path: Path) -> None:

@@ -6,7 +6,10 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.share.conftest import PLAYERS, ROUND1, ROUND2, play
+from ui import i18n
 from ui.logic import boards
 from ui.logic.kiosk import Kiosk
 from ui.share.shots import sample_night
@@ -92,3 +95,16 @@ def test_without_an_open_game_the_phones_follow_tonights_game_in_play(kiosk: Kio
     assert data["game"]["id"] == game_id
     assert [p["name"] for p in data["game"]["jhyap"]["players"]] != []
     assert set(PLAYERS) == {p["name"] for p in data["game"]["jhyap"]["players"]}
+
+
+@pytest.mark.usefixtures("locale")
+def test_numbers_stay_numbers_and_the_digits_are_the_kiosks(kiosk: Kiosk) -> None:
+    play(kiosk, "Asha", ROUND1)
+    western = snapshot(kiosk.store, kiosk.game.id)
+    assert western["digits"] == "0123456789"
+    kiosk.set_digits(i18n.DEVANAGARI)
+    devanagari = snapshot(kiosk.store, kiosk.game.id)
+    assert devanagari["digits"] == "०१२३४५६७८९"
+    # The page writes the numbers; the snapshot keeps them numbers, the same in either digits.
+    assert devanagari["game"]["jhyap"]["players"] == western["game"]["jhyap"]["players"]
+    assert devanagari["game"]["chart"] == western["game"]["chart"]

@@ -40,7 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from ui.i18n import _, language
-from ui.share import DEFAULT_PORT, ShareError, labels
+from ui.share import DEFAULT_PORT, EVERY_ADDRESS, ShareError, labels
 from ui.share.net import is_local_address, lan_addresses, page_url
 from ui.share.snapshot import snapshot
 from ui.store import Store
@@ -178,7 +178,8 @@ class Events:
         hub = self.hub
         if hub.clients >= hub.max_clients or hub.closing:
             busy = PlainTextResponse(
-                "Too many phones are following the scores; this one checks every few seconds instead.\n",
+                _("Too many phones are following the scores; this one checks every few seconds instead.")
+                + "\n",
                 status_code=503,
                 headers={"retry-after": "10", "cache-control": "no-store"},
             )
@@ -338,15 +339,28 @@ class ShareInfo:
 
 
 def bind(host: str, port: int) -> socket.socket:
-    """The listening socket, or ShareError saying plainly why not (port in use, no permission)."""
+    """The listening socket, or ShareError saying plainly why not (port in use, no permission).
+
+    ``EVERY_ADDRESS`` listens on IPv6 and IPv4 alike (IPv4 peers arrive as ``::ffff:a.b.c.d``, which
+    :func:`is_local_address` reads as IPv4), and on IPv4 alone where the system has no IPv6.
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError:
+        if host != EVERY_ADDRESS:
+            raise
+        return bind("0.0.0.0", port)  # no IPv6 in this system
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if host == EVERY_ADDRESS:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
         sock.bind((host, port))
         sock.listen(128)
     except OSError as exc:
         sock.close()
+        if host == EVERY_ADDRESS and exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+            return bind("0.0.0.0", port)  # IPv6 switched off
         if exc.errno == errno.EADDRINUSE:
             raise ShareError(
                 _(
@@ -374,7 +388,7 @@ class ShareServer:
         store: Store,
         open_game: Callable[[], int | None] = lambda: None,
         port: int = DEFAULT_PORT,
-        host: str = "0.0.0.0",
+        host: str = EVERY_ADDRESS,
         max_clients: int = MAX_CLIENTS,
         debounce: float = DEBOUNCE_S,
     ) -> None:

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ui import i18n
 from ui.i18n import _
 from ui.logic.kiosk import Kiosk
-from ui.share import DEFAULT_PORT, ShareError
+from ui.share import DEFAULT_PORT, EVERY_ADDRESS, ShareError
 
 if TYPE_CHECKING:  # the server (Starlette, uvicorn) is imported when sharing is first switched on
     from ui.share.server import ShareServer
@@ -45,7 +46,7 @@ class Sharing:
         self,
         kiosk: Kiosk,
         port: int | None = None,
-        host: str = "0.0.0.0",
+        host: str = EVERY_ADDRESS,
         environ: Mapping[str, str] | None = None,
     ) -> None:
         self.kiosk = kiosk
@@ -103,6 +104,7 @@ class Sharing:
         self.error = ""
         self.server = server
         self.kiosk.listeners.append(server.notify)
+        i18n.on_change(server.notify)  # the phones' words and digits follow the kiosk's Settings
 
     def turn_off(self) -> None:
         server, self.server = self.server, None
@@ -111,6 +113,7 @@ class Sharing:
             return
         if server.notify in self.kiosk.listeners:
             self.kiosk.listeners.remove(server.notify)
+        i18n.remove_listener(server.notify)
         server.stop()
 
     def _open_game(self) -> int | None:

@@ -111,10 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m ui.share.shots", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("screenshots/phone"))
     parser.add_argument("--language", default="en", help="language of the page's words (en, ne, hi)")
+    parser.add_argument(
+        "--digits", default="western", choices=("western", "devanagari"), help="the kiosk's digits setting"
+    )
     args = parser.parse_args(argv)
-    from ui.i18n import set_language
+    from ui.i18n import set_digits, set_language
 
     set_language(args.language)  # the server puts the page's words in this language
+    set_digits(args.digits)  # and the page writes its numbers in these digits
     if find_chromium() is None:
         print(
             "ui.share.shots: no chromium here (Debian package chromium): no phone screenshots",

@@ -1,8 +1,11 @@
 """What the phones see: tonight's scoreboard as plain JSON-ready data, built from the kiosk's board logic.
 
 Every number comes from :mod:`ui.logic.boards` (which reads the scorer's state through :mod:`ui.logic.games`);
-nothing here adds up a point. Only tonight is shown: the game the kiosk has open (else tonight's latest
-game) and tonight's games and standings. No photos, no scans, nothing from earlier nights.
+nothing here adds up a point. Numbers stay JSON numbers; ``digits`` gives the ten digits the kiosk writes
+them in (its Settings, through :func:`ui.i18n.digits_in`), and the page writes every number with those;
+``language`` is the kiosk's language, which the page reloads to speak when it changes.
+Only tonight is shown: the game the kiosk has open (else tonight's latest game) and tonight's games and
+standings. No photos, no scans, nothing from earlier nights.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ui.i18n import digits_in, language
 from ui.logic import boards, games
 from ui.logic.scan import card_label
 from ui.store import GameRecord, GameStatus, Store, night_of
@@ -130,6 +134,8 @@ def snapshot(store: Store, open_id: int | None) -> dict[str, Any]:
     lines = [boards.game_line(r) for r in records]
     return {
         "night": night_of(store.clock()).isoformat(),
+        "digits": digits_in("0123456789"),  # the kiosk's digits (Settings): the page writes numbers in them
+        "language": language(),  # the page's words are in the language it was opened in: else it reloads
         "game": game_view(game) if game is not None else None,
         "tonight": {
             "games": [

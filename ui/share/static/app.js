@@ -12,12 +12,19 @@
   let source = null;
   let pollTimer = null;
   let failures = 0;
+  let digits = "0123456789"; // the kiosk's digits, from each snapshot (Western or Devanagari)
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
     if (cls) node.className = cls;
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
+  }
+
+  // A number as the kiosk writes it: each Western digit in the kiosk's digits (the text the kiosk wrote,
+  // headlines and notes, already has them).
+  function num(value) {
+    return String(value).replace(/[0-9]/g, function (d) { return digits.charAt(Number(d)); });
   }
 
   function svg(tag, attrs) {
@@ -67,7 +74,7 @@
     const j = game.jhyap;
     const c = card(null);
     c.appendChild(el("p", "headline", L.jhyap + " \u00b7 " + game.title));
-    c.appendChild(el("p", "sub", L.out_above + " " + j.max_score));
+    c.appendChild(el("p", "sub", L.out_above + " " + num(j.max_score)));
     const rows = j.players.map(function (p) {
       const tr = el("tr", p.out ? "out" : "");
       tr.dataset.player = p.name;
@@ -78,8 +85,8 @@
       if (p.starts) tags.appendChild(tag("starts", L.starts));
       name.appendChild(tags);
       tr.appendChild(name);
-      tr.appendChild(el("td", "num big total", p.total));
-      tr.appendChild(el("td", "num", p.out ? "" : p.to_go));
+      tr.appendChild(el("td", "num big total", num(p.total)));
+      tr.appendChild(el("td", "num", p.out ? "" : num(p.to_go)));
       return tr;
     });
     c.appendChild(table([L.player, L.total, L.to_go], rows, [1, 2]));
@@ -90,7 +97,7 @@
 
   function jhyapLast(game) {
     const last = game.jhyap.last;
-    const c = card(L.last_round + " " + last.number);
+    const c = card(L.last_round + " " + num(last.number));
     c.appendChild(el("p", "sub", last.headline));
     const rows = last.lines.map(function (line) {
       const tr = el("tr");
@@ -99,8 +106,8 @@
       if (line.cards.length) name.appendChild(chips(line.cards));
       if (line.note && line.name !== last.caller) name.appendChild(el("div", "sub", line.note));
       tr.appendChild(name);
-      tr.appendChild(el("td", "num", line.hand === null ? "" : line.hand));
-      tr.appendChild(el("td", "num", line.points === null ? "" : line.points));
+      tr.appendChild(el("td", "num", line.hand === null ? "" : num(line.hand)));
+      tr.appendChild(el("td", "num", line.points === null ? "" : num(line.points)));
       return tr;
     });
     c.appendChild(table([L.player, L.hand, L.points], rows, [1, 2]));
@@ -116,9 +123,9 @@
     s.teams.forEach(function (t) {
       const box = el("div", "team" + (t.leading_by > 0 ? " ahead" : ""));
       box.appendChild(el("div", "who", t.name));
-      box.appendChild(el("div", "baazis", t.baazis));
+      box.appendChild(el("div", "baazis", num(t.baazis)));
       box.appendChild(el("div", "label", L.baazis));
-      if (t.leading_by > 0) box.appendChild(el("div", "label", L.lead + " " + t.leading_by));
+      if (t.leading_by > 0) box.appendChild(el("div", "label", L.lead + " " + num(t.leading_by)));
       grid.appendChild(box);
     });
     c.appendChild(grid);
@@ -128,13 +135,13 @@
 
   function seepLast(game) {
     const last = game.seep.last;
-    const c = card(L.last_deal + " " + last.number);
+    const c = card(L.last_deal + " " + num(last.number));
     const rows = last.lines.map(function (line) {
       const tr = el("tr");
       tr.appendChild(el("td", "name", line.name));
-      tr.appendChild(el("td", "num", line.cards));
-      tr.appendChild(el("td", "num", line.sweeps));
-      tr.appendChild(el("td", "num big", line.points));
+      tr.appendChild(el("td", "num", num(line.cards)));
+      tr.appendChild(el("td", "num", num(line.sweeps)));
+      tr.appendChild(el("td", "num big", num(line.points)));
       return tr;
     });
     c.appendChild(table([L.team, L.cards, L.sweeps, L.points], rows, [1, 2, 3]));
@@ -162,7 +169,7 @@
     pic.appendChild(svg("line", { class: "axis", x1: left, y1: up, x2: left, y2: y(0) }));
     [0, top].forEach(function (v) {
       const t = svg("text", { x: left - 4, y: y(v) + 4, "text-anchor": "end" });
-      t.textContent = String(v);
+      t.textContent = num(v);
       pic.appendChild(t);
     });
     if (game.chart.limit) {
@@ -171,7 +178,7 @@
     const step = Math.max(1, Math.ceil((n - 1) / 8));
     for (let i = 0; i < n; i += step) {
       const t = svg("text", { x: x(i), y: H - 6, "text-anchor": "middle" });
-      t.textContent = String(i);
+      t.textContent = num(i);
       pic.appendChild(t);
     }
     const legend = el("div", "legend");
@@ -195,7 +202,7 @@
     const list = el("ul", "games");
     data.tonight.games.forEach(function (g) {
       const result = g.winner ? L.winner + ": " + g.winner : L[g.status] || g.status;
-      list.appendChild(el("li", "", g.started + " " + L[g.kind] + ": " + g.players + " (" + result + ")"));
+      list.appendChild(el("li", "", num(g.started) + " " + L[g.kind] + ": " + g.players + " (" + result + ")"));
     });
     c.appendChild(list);
     if (data.tonight.standings.length) {
@@ -203,9 +210,9 @@
       const rows = data.tonight.standings.map(function (s) {
         const tr = el("tr");
         tr.appendChild(el("td", "name", s.name));
-        tr.appendChild(el("td", "num", s.played));
-        tr.appendChild(el("td", "num big", s.won));
-        tr.appendChild(el("td", "num", s.baazis));
+        tr.appendChild(el("td", "num", num(s.played)));
+        tr.appendChild(el("td", "num big", num(s.won)));
+        tr.appendChild(el("td", "num", num(s.baazis)));
         return tr;
       });
       c.appendChild(table([L.player, L.played, L.won, L.baazis], rows, [1, 2, 3]));
@@ -213,9 +220,25 @@
     return c;
   }
 
+  // The page's words are the kiosk's language when the page was served: after a change in Settings, load
+  // it again (once per snapshot, so a page can never reload in a loop).
+  function sameLanguage(data) {
+    if (!data.language || data.language === document.documentElement.lang) return true;
+    try {
+      if (sessionStorage.getItem("tabletally-reloaded") === data.version) return true;
+      sessionStorage.setItem("tabletally-reloaded", data.version);
+    } catch (e) {
+      return true; // no session storage: keep the words rather than risk reloading again and again
+    }
+    location.reload();
+    return false;
+  }
+
   function render(data) {
     if (data.version === shown) return;
+    if (!sameLanguage(data)) return;
     shown = data.version;
+    if (data.digits && data.digits.length === 10) digits = data.digits;
     const parts = [];
     const game = data.game;
     if (!game) {
