@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from kivy.clock import Clock
 from kivy.graphics import Color, Ellipse, Line
 from kivy.metrics import dp
+from kivy.uix.label import Label
 
 from ui.app import Base
 from ui.i18n import _, ngettext, num
@@ -28,6 +29,7 @@ from ui.widgets import (
     Btn,
     Lbl,
     PhotoView,
+    font,
     hbox,
     landscape,
     scroller,
@@ -48,6 +50,7 @@ class CheckPhoto(PhotoView):
         super().__init__(**kw)
         self.outline: tuple[float, float, float, float] | None = None
         self.seats: list[tuple[float, float]] = []
+        self._numbers: list[Label] = []
         self.bind(pos=self.draw_table, size=self.draw_table)
 
     def redraw(self, *args: Any) -> None:
@@ -58,11 +61,14 @@ class CheckPhoto(PhotoView):
         if not hasattr(self, "seats"):
             return
         self.canvas.after.clear()
+        for label in self._numbers:
+            self.remove_widget(label)
+        self._numbers = []
         w, h = self.photo_size
         if not w or not h:
             return
         scale, ox, oy = self._fit()
-        r = dp(11)
+        r = max(dp(13), font("xs") * 0.75)
         with self.canvas.after:
             if self.outline is not None:
                 x0, y0, x1, y1 = self.outline
@@ -76,12 +82,24 @@ class CheckPhoto(PhotoView):
                     ),
                     width=dp(1.5),
                 )
-            for i, (sx, sy) in enumerate(self.seats):
-                x, y = ox + sx * w * scale, oy + (1 - sy) * h * scale
+        for i, (sx, sy) in enumerate(self.seats):  # a dot per seat with its number, as the lines name it
+            x, y = ox + sx * w * scale, oy + (1 - sy) * h * scale
+            number = Label(
+                text=num(i + 1),
+                font_size=font("xs"),
+                bold=True,
+                color=(0, 0, 0, 1),
+                size_hint=(None, None),
+                size=(2 * r, 2 * r),
+                pos=(x - r, y - r),
+            )
+            with number.canvas.before:
                 Color(*holder_colour(i))
-                Ellipse(pos=(x - r, y - r), size=(2 * r, 2 * r))
+                Ellipse(pos=number.pos, size=number.size)
                 Color(0, 0, 0, 1)
                 Line(circle=(x, y, r), width=dp(1.2))
+            self.add_widget(number)
+            self._numbers.append(number)
 
 
 class CameraCheckScreen(Base):
@@ -231,13 +249,16 @@ class CameraCheckScreen(Base):
             photo.message = _("Starting the camera...")
         side = vbox(spacing=dp(4))
         colour = TEXT if view.state in ("live", "reading") else (GOOD if view.good else WARN)
-        side.add_widget(AutoLbl(view.headline, "m", bold=True, color=colour))
+        size = "m" if len(view.headline) <= 60 else "s"
+        side.add_widget(AutoLbl(view.headline, size, bold=True, color=colour))
         if view.state == "live":
             side.add_widget(self.players_row(c))
+            hint = _("The dots are the seats. The whole table should be in view, with room round it.")
+            side.add_widget(AutoLbl(hint, "s", color=MUTED))
         lines = vbox(size_hint_y=None, spacing=dp(2))
         lines.bind(minimum_height=lines.setter("height"))
         for line in view.seats:
-            lines.add_widget(AutoLbl(line.text, "s", color=holder_colour(line.seat) if line.ok else WARN))
+            lines.add_widget(AutoLbl(line.text, "s", color=holder_colour(line.seat)))
         if view.detail:
             lines.add_widget(AutoLbl(view.detail, "xs", color=MUTED))
         side.add_widget(scroller(lines))
@@ -249,8 +270,10 @@ class CameraCheckScreen(Base):
             busy.disabled = True
             buttons.add_widget(busy)
         else:
-            buttons.add_widget(Btn(_("Check again"), self.again, name="camera-check-again"))
+            again = Btn(_("Check again"), self.again, name="camera-check-again", font_size=font("s"))
+            buttons.add_widget(again)
             if c.placement is not None:
+                again.size_hint_x = 1.5
                 buttons.add_widget(Btn(_("Done"), self.leave, role="primary", name="camera-check-done"))
         side.add_widget(buttons)
         body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))

@@ -801,6 +801,23 @@ def five_players_script(d: Driver, app: Any) -> Script:
     yield from d.shot("five-players-next")
 
 
+def camera_check_script(d: Driver, app: Any) -> Script:
+    """The camera check from Settings: the live view with the table's outline and the seats, then Check
+    reads the camera's next photo and says per seat what it read and what to do with the camera."""
+    yield 0.3
+    yield from d.press("settings", "camera-check")
+    screen = app.screens["camera_check"]
+    while screen.live_image is None:  # the live view's first photo
+        yield 0.1
+    yield from d.shot("camera-check-live")
+    yield from d.press("camera-check-run")
+    while screen.check is not None and screen.check.state == "reading":
+        yield 0.1
+    yield from d.shot("camera-check-result")
+    yield from d.press("camera-check-done")
+    step("camera check done")
+
+
 SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "full": full_demo,
     "crash": crash_script,
@@ -808,6 +825,7 @@ SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "taps": tap_count_script,
     "five": five_players_script,
     "scan-speed": scan_speed_script,
+    "camera-check": camera_check_script,
 }
 
 
