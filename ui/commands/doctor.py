@@ -58,6 +58,7 @@ class CheckName(Enum):
     DISK = "disk"
     SHARING = "sharing"  # only reported when "Scores on phones" is switched on
     RUNTIME = "runtime"  # which runtime reads the model faster on this device (ONNX Runtime or NCNN)
+    PLACEMENT = "placement"  # the camera's height, from one photo (--photo, or the kiosk's camera)
 
 
 @dataclass(frozen=True)
@@ -740,7 +741,7 @@ def _record_settings(data_dir: Path) -> dict[str, str]:
         con = sqlite3.connect(f"file:{data_dir / DB_NAME}?mode=ro", uri=True, timeout=2)
         try:
             rows = con.execute(
-                "SELECT key, value FROM settings WHERE key IN ('share', 'share_port')"
+                "SELECT key, value FROM settings WHERE key IN ('share', 'share_port', 'camera')"
             ).fetchall()
         finally:
             con.close()
@@ -832,6 +833,9 @@ class Probes:
     lan_addresses: Callable[[], Sequence[str]] = _lan_addresses
     share_drop_in: Path = SHARE_DROP_IN
     time_runtimes: Callable[[], Mapping[str, float | str]] | None = None  # None: no runtime check
+    # A photo to judge the camera's place by: (image, where it came from, libcamera's sensor name or None),
+    # None when there is no camera; raises when the camera gives no photo. None: no placement check.
+    placement_photo: Callable[[str], tuple[Any, str, str | None] | None] | None = None
 
 
 def real_probes() -> Probes:
@@ -848,6 +852,82 @@ def real_probes() -> Probes:
         read_image=load_image,
         blank_image=lambda: np.full((720, 960, 3), 128, dtype=np.uint8),
         time_runtimes=_time_runtimes,
+        placement_photo=_camera_photo,
+    )
+
+
+def _camera_photo(spec: str) -> tuple[Any, str, str | None] | None:
+    """One photo from the kiosk's camera (``spec`` as in Settings), or None when there is no camera (only
+    the bundled demo photos, which say nothing about this table)."""
+    from vision.camera import FolderCamera, open_camera
+
+    camera, _why = open_camera(spec)
+    try:
+        if isinstance(camera, FolderCamera) and spec in ("auto", "demo"):
+            return None
+        return camera.capture(), camera.name, getattr(camera, "model", None)
+    finally:
+        camera.close()
+
+
+def check_placement(
+    take_photo: Callable[[], tuple[Any, str, str | None] | None],
+    load: Callable[[Path], Any],
+    model_path: Path,
+) -> Check | None:
+    """Is the camera hanging at the right height? One photo (of the table with a card at each seat) read as
+    a scan reads it: the corner size in the photo and in the model's input, and what to change
+    (vision.placement). None when there is no photo to judge (no camera: the camera check says so)."""
+    from vision.placement import GOOD_CORNER_PX, Verdict, lens_for
+    from vision.placement import check_placement as judge
+
+    try:
+        taken = take_photo()
+    except Exception as exc:
+        return Check(
+            CheckName.PLACEMENT,
+            Status.WARN,
+            f"no photo to judge the camera's height by: {exc}",
+            "Stop the kiosk first (sudo systemctl stop tabletally-kiosk), or give a photo of the table: "
+            "tabletally doctor --photo PHOTO.",
+        )
+    if taken is None:
+        return None
+    image, source, model = taken
+    try:
+        reader = load(model_path)
+        cards = reader.cards(image)
+    except Exception as exc:
+        return Check(
+            CheckName.PLACEMENT,
+            Status.WARN,
+            f"{source}: the photo could not be read ({exc})",
+            "See the model check above.",
+        )
+    h, w = image.shape[:2]
+    placement = judge(cards, w, h, None, int(getattr(reader, "imgsz", 576) or 576), lens_for(model))
+    details: dict[str, Any] = {
+        "photo": source,
+        "size": [w, h],
+        "verdict": str(placement.verdict),
+        "cards": len(cards),
+        "corner_px": None if placement.corner_px is None else round(placement.corner_px, 1),
+        "model_px": None if placement.model_px is None else round(placement.model_px, 1),
+        "aim_px": GOOD_CORNER_PX,
+    }
+    if placement.height_m is not None:
+        details.update(height_m=round(placement.height_m, 2), view_m=round(placement.view_m or 0.0, 2))
+    if placement.target_m is not None:
+        details["target_m"] = round(placement.target_m, 2)
+    advice, _, numbers = placement.summary().partition("; ")
+    if placement.verdict is Verdict.FINE:
+        return Check(CheckName.PLACEMENT, Status.OK, f"{source}: {numbers}: {advice}", details=details)
+    return Check(
+        CheckName.PLACEMENT,
+        Status.WARN,
+        f"{source}: {numbers}",
+        advice[0].upper() + advice[1:] + ". The kiosk's camera check (Settings) shows it seat by seat.",
+        details,
     )
 
 
@@ -938,11 +1018,15 @@ class _CardReader:
         self.doubted: list[str] = []
 
     def read(self, image: Any) -> list[str]:
-        from vision.cards import cards_from_detections
-
-        cards = cards_from_detections(self.detector.detect(image))
+        cards = self.cards(image)
         self.doubted = [card.code for card in cards if card.uncertain]
         return [card.code for card in cards]
+
+    def cards(self, image: Any) -> list[Any]:
+        """The cards read (vision.types.DetectedCard, with their corner boxes)."""
+        from vision.cards import cards_from_detections
+
+        return list(cards_from_detections(self.detector.detect(image)))
 
 
 def default_model_path(env: Mapping[str, str] | None = None) -> Path:
@@ -960,8 +1044,10 @@ def run_checks(
     data_dir: Path,
     model_path: Path,
     skip: frozenset[CheckName] = frozenset(),
+    photo: Path | None = None,
 ) -> list[Check]:
-    """Every check not in ``skip``, in the order camera, model, display, database, disk."""
+    """Every check not in ``skip``, in the order camera, model, display, database, disk (then sharing,
+    runtime, placement). ``photo``: judge the camera's place by this photo, not by one from the camera."""
     checks: list[Check] = []
     if CheckName.CAMERA not in skip:
         checks.append(check_camera(probes.list_cameras, probes.kiosk_running()))
@@ -984,6 +1070,16 @@ def run_checks(
             checks.append(sharing)
     if CheckName.RUNTIME not in skip and probes.time_runtimes is not None:
         checks.append(check_runtime(probes.time_runtimes, env))
+    if CheckName.PLACEMENT not in skip and (photo is not None or probes.placement_photo is not None):
+        take: Callable[[], tuple[Any, str, str | None] | None]
+        if photo is not None:
+            take = lambda: (probes.read_image(photo), photo.name, None)  # noqa: E731
+        else:
+            spec = _record_settings(data_dir).get("camera") or "auto"
+            take = lambda: probes.placement_photo(spec)  # type: ignore[misc]  # noqa: E731
+        placement = check_placement(take, probes.load_detector, model_path)
+        if placement is not None:
+            checks.append(placement)
     return checks
 
 
@@ -1038,6 +1134,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="CHECK",
         help="leave out a check: camera, model, display, database or disk (repeatable)",
     )
+    parser.add_argument(
+        "--photo",
+        type=Path,
+        help="judge the camera's height by this photo (a card at each seat) instead of one from the camera",
+    )
 
 
 def run(
@@ -1055,7 +1156,8 @@ def run(
             file=sys.stderr,
         )
         return 1
-    checks = run_checks(probes, env, data_dir, model_path, frozenset(args.skip))
+    photo = getattr(args, "photo", None)
+    checks = run_checks(probes, env, data_dir, model_path, frozenset(args.skip), photo and photo.expanduser())
     ok = all(c.status is not Status.FAIL for c in checks)
     if args.json:
         sys.stdout.write(json.dumps({"ok": ok, "checks": [c.as_dict() for c in checks]}, indent=2) + "\n")
