@@ -8,6 +8,7 @@ method and then refreshes. Scans run in the scanner's worker thread and come bac
 from __future__ import annotations
 
 import io
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -28,7 +29,7 @@ from ui.i18n import DEVANAGARI, LANGUAGES, N_, WESTERN, _, digits, language, nge
 from ui.i18n import on_change as i18n_on_change
 from ui.i18n import remove_listener as i18n_remove_listener
 from ui.logic import boards, games
-from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError
+from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError, ShownScan
 from ui.logic.new_game import FormError, NewGameForm
 from ui.logic.scan import Scanner, ScanPhase, ScanResult
 from ui.share.sharing import Sharing
@@ -47,6 +48,7 @@ from ui.widgets import (
     Lbl,
     NameKeyboardSheet,
     Sheet,
+    fit_for_display,
     flow_layout,
     font,
     hbox,
@@ -998,6 +1000,9 @@ class TableTallyApp(App):
         self.scan_pending = False  # a scan was started and its result is not on screen yet
         self.scan_started = 0.0
         self.scan_seconds = 0.0  # the last scan, from the tap to its result on screen (ui.demo prints it)
+        self.scan_marks: dict[str, float] = {}  # the last scan's moments (time.perf_counter; ui.demo)
+        self._status: tuple[Any, Any] | None = None  # the scan's phase and step labels on screen
+        self._fresh: tuple[dict[str, Any], Any] | None = None  # the scan just shown and its photo texture
         self.screen_errors: list[str] = []  # screens that failed to build (the kiosk went home instead)
         self.scanner = Scanner(self.camera_spec(), model_path, dispatch=self._dispatch)
         self.share_forced = share  # tabletally kiosk --share
@@ -1215,35 +1220,76 @@ class TableTallyApp(App):
     def scan(self, target: str, n_hands: int | None, decks: int | None = None) -> None:
         self.scanner.camera_spec = self.camera_spec()
         self.scan_started = time.perf_counter()
+        self.scan_marks = {"tapped": self.scan_started}
         started = self.scanner.scan(target, self._scanned, n_hands, self._scan_progress, decks)
         if started:
             self.scan_pending = True
             self.refresh()
 
+    def scan_status(self) -> Widget:
+        """The words a screen shows while a scan is in progress: the phase, and below it how far the
+        reading has come. They change in place as the scan goes on (a rebuilt screen would be work on
+        the UI thread that the reading waits for)."""
+        box = vbox(size_hint_y=None, spacing=dp(4))
+        phase = AutoLbl(self.scanner.status_text(), "l", halign="center")
+        step = AutoLbl(self.scanner.step_text(), "m", halign="center", color=MUTED)
+        box.add_widget(phase)
+        box.add_widget(step)
+        box.bind(minimum_height=box.setter("height"))
+        self._status = (phase, step)
+        return box
+
     def _scan_progress(self, phase: ScanPhase) -> None:
-        """Show a scan's new phase. The screen is rebuilt only where the text changes while the worker
-        reads (taking the photo is shown from the tap, and the result rebuilds it anyway): a rebuild is
-        work on the UI thread that the reading would otherwise wait for."""
-        if phase in (ScanPhase.LOADING, ScanPhase.READING):
-            self.refresh()
+        """Show a scan's new phase or reading step in the labels on screen (no rebuild)."""
+        if self._status is not None and self.scanner.busy:
+            self._status[0].text = self.scanner.status_text()
+            self._status[1].text = self.scanner.step_text()
 
     def _scanned(self, result: ScanResult) -> None:
+        """A scan's result: its cards go into the round and on screen first; its photo and reading are
+        written to the record right after, off this thread (:meth:`Kiosk.keep_scan`), and tied to the
+        round when written (confirming the round waits for that)."""
         self.scan_pending = False
+        self._status = None
+        self.scan_marks["result"] = time.perf_counter()
         if self.kiosk.flow is None:
             return
-        dropped = self.store.photos_dropped
+        shown: ShownScan | None = None
         try:
-            self.kiosk.record_scan(result)
+            shown = self.kiosk.show_scan(result)
         except (ValueError, KioskError) as exc:
             self.kiosk.flow.message = str(exc)
+        if shown is not None and result.image is not None:
+            self._fresh = (shown.meta, texture_from_bgr(fit_for_display(result.image)))
         self.refresh()
-        if self.store.photos_dropped > dropped:  # the disk is full: the cards were kept, the photo was not
+        self.scan_marks["shown"] = time.perf_counter()
+        self.scan_seconds = self.scan_marks["shown"] - self.scan_started  # tap to the result on screen
+        if shown is None:
+            self.kiosk.save()  # the camera's message, or a scan that could not be put in the round
+            return
+        threading.Thread(target=self._keep, args=(shown,), name="tabletally-keep", daemon=True).start()
+
+    def _keep(self, shown: ShownScan) -> None:
+        """On the keeping thread: the scan's photo and reading to the record, then back to the UI thread."""
+        self.kiosk.keep_scan(shown)
+        self.scan_marks["kept"] = time.perf_counter()
+        self._dispatch(lambda: self._kept(shown))
+
+    def _kept(self, shown: ShownScan) -> None:
+        self.kiosk.scan_kept(shown)  # raises a fault of the record: the fault screen shows it
+        if shown.photo_dropped:  # the disk is full: the cards were kept, the photo was not
             fault_screen.show_fault(
                 self,
                 RecordFault(Fault.FULL, self.store.photos_dir, "no room for the scan photo"),
                 _("This scan's cards were kept; its photo was not."),
             )
-        self.scan_seconds = time.perf_counter() - self.scan_started  # tap to the result on screen
+
+    def photo_for(self, meta: dict[str, Any]) -> Any:
+        """The photo texture of a scan the round holds (``meta``: its note in the round): the one just
+        taken from memory, else from its file (:meth:`photo_cache`)."""
+        if self._fresh is not None and self._fresh[0] is meta:
+            return self._fresh[1]
+        return self.photo_cache(meta.get("photo"))
 
     def photo_cache(self, path: str | None) -> Any:
         """The scan photo as a GPU texture, kept for the last photo only (the Pi has little memory), so that
@@ -1253,6 +1299,7 @@ class TableTallyApp(App):
         if path not in self._photos:
             image = load_photo(path)
             self._photos = {path: texture_from_bgr(image) if image is not None else None}
+            self._fresh = None
         return self._photos[path]
 
     def on_stop(self) -> None:
@@ -1261,6 +1308,7 @@ class TableTallyApp(App):
         self.scanner.settle()
         self.scanner.release_camera()
         try:
+            self.kiosk.finish_keeping()  # a scan on screen is written before the record closes
             self.kiosk.save()
         except StoreError:  # stopping on a full or read-only disk: the last confirmed action is already safe
             traceback.print_exc()

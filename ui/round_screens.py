@@ -40,7 +40,7 @@ from ui.logic.check import (
 )
 from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
 from ui.logic.kiosk import KioskError
-from ui.logic.scan import PHASE_TEXT, HandCard, card_label
+from ui.logic.scan import HandCard, card_label
 from ui.logic.seep_deal import BOTH, SeepDealFlow
 from ui.widgets import (
     DANGER,
@@ -169,7 +169,7 @@ class RoundScreen(Base):
         photo = PhotoView(show_labels=False)
         meta = view.photo
         if meta is not None:
-            photo.set_image(self.app.photo_cache(meta.get("photo")), meta["width"], meta["height"])
+            photo.set_image(self.app.photo_for(meta), meta["width"], meta["height"])
             photo.boxes = self.photo_boxes(view)
             photo.on_box = lambda key: self.tap_card(key[0], key[1])
             photo.on_photo = self.open_photo
@@ -188,7 +188,7 @@ class RoundScreen(Base):
 
         sheet = PhotoSheet(
             _("The photo: tap a card to fix it"),
-            self.app.photo_cache(meta.get("photo")),
+            self.app.photo_for(meta),
             meta,
             self.photo_boxes(view),
             tap,
@@ -466,7 +466,7 @@ class JhyapRoundScreen(RoundScreen):
         left = vbox(spacing=dp(6))
         busy = self.app.scanner.busy
         if busy:
-            left.add_widget(AutoLbl(PHASE_TEXT[self.app.scanner.phase], "l", halign="center"))
+            left.add_widget(self.app.scan_status())
             left.add_widget(Widget())
         elif view.photo is not None:
             left.add_widget(self.photo_widget(view))
@@ -646,7 +646,7 @@ class SeepDealScreen(RoundScreen):
         right = vbox(spacing=dp(6))
         # Left: the photo once the piles are read; before, the last deal's result (or how to play it).
         if busy:
-            left.add_widget(AutoLbl(PHASE_TEXT[self.app.scanner.phase], "l", halign="center"))
+            left.add_widget(self.app.scan_status())
             left.add_widget(Widget())
         elif view.photo is not None:
             left.add_widget(self.photo_widget(view))

@@ -295,12 +295,14 @@ def flow_layout(**kw: Any) -> Any:
 
 
 def texture_from_bgr(image: Any) -> Texture:
+    """A BGR photo as a texture: uploaded as it is (the GPU swaps the channels, or Kivy where it cannot)
+    and flipped by the texture's coordinates (GL's origin is bottom-left), so no copy is made of it."""
     import numpy as np
 
     h, w = image.shape[:2]
-    rgb = np.ascontiguousarray(image[::-1, :, ::-1])  # flip vertically (GL origin bottom-left), BGR->RGB
     tex = Texture.create(size=(w, h), colorfmt="rgb")
-    tex.blit_buffer(rgb.tobytes(), colorfmt="rgb", bufferfmt="ubyte")
+    tex.blit_buffer(memoryview(np.ascontiguousarray(image)).cast("B"), colorfmt="bgr", bufferfmt="ubyte")
+    tex.flip_vertical()
     return tex
 
 
@@ -313,6 +315,14 @@ def load_photo(path: str | None, max_side: int = 1280) -> Any:
     image = cv2.imread(path, cv2.IMREAD_COLOR)
     if image is None:
         return None
+    return fit_for_display(image, max_side)
+
+
+def fit_for_display(image: Any, max_side: int = 1280) -> Any:
+    """A BGR photo no larger than ``max_side`` on its long side (a 12 MP still costs the screen nothing
+    more than a 1280 px one)."""
+    import cv2
+
     h, w = image.shape[:2]
     scale = max_side / max(h, w)
     if scale < 1:

@@ -616,7 +616,7 @@ def test_scanner_reads_a_folder_camera_photo_and_keeps_the_jpeg(tmp_path: Path) 
     result = scanner.scan_now("table", 4, phases.append)
     assert phases == [ScanPhase.CAMERA, ScanPhase.LOADING, ScanPhase.READING, ScanPhase.DONE]
     assert (result.width, result.height) == (160, 120)
-    assert result.jpeg is not None and result.jpeg[:2] == b"\xff\xd8"
+    assert (jpeg := result.photo_jpeg()) is not None and jpeg[:2] == b"\xff\xd8"  # made when kept
     assert not result.camera_failed
     assert result.error is not None and "type the cards" in result.error.lower()
 
@@ -633,7 +633,8 @@ def test_scanner_keeps_the_photo_when_reading_it_fails(tmp_path: Path) -> None:
     result = Scanner(f"folder:{tmp_path}", detector=FakeDetector(broken)).scan_now("table", 2, phases.append)
     assert phases == [ScanPhase.CAMERA, ScanPhase.LOADING, ScanPhase.READING, ScanPhase.DONE]
     assert result.error == "Could not read the cards: ONNX Runtime ran out of memory. Type them instead."
-    assert (result.width, result.height) == (130, 90) and result.jpeg is not None and not result.camera_failed
+    assert (result.width, result.height) == (130, 90) and not result.camera_failed
+    assert result.photo_jpeg() is not None  # the photo is kept with the record
     assert result.cards == () or list(result.cards) == []
 
 
@@ -645,7 +646,7 @@ def test_a_blank_photo_is_explained_in_one_sentence(tmp_path: Path) -> None:
     cv2.imwrite(str(tmp_path / "a.jpg"), np.full((90, 130, 3), 90, np.uint8))
     result = Scanner(f"folder:{tmp_path}", detector=detector).scan_now("table", 2)
     assert detector.photos == []  # a blank photo never reaches the model
-    assert result.error is not None and result.jpeg is not None
+    assert result.error is not None and result.photo_jpeg() is not None
     assert result.error.startswith("Could not read the cards: the photo is blank (one flat colour")
     assert result.error.endswith("is the lens covered or the light off? Type them instead.")
 

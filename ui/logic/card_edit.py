@@ -112,13 +112,18 @@ class CardEditing:
         """Cards still in doubt that count (the table's cards are not scored)."""
         return sum(1 for cards in self.piles.values() if cards for c in cards if c.needs_look)
 
-    def apply_scan(self, scan: ScanResult, scan_id: int | None = None, photo: str | None = None) -> None:
-        """Put a scan's cards where they belong; a camera that gave no photo changes nothing (the screen
-        offers a retry) and its message is kept to show."""
+    def apply_scan(
+        self, scan: ScanResult, scan_id: int | None = None, photo: str | None = None
+    ) -> dict[str, Any] | None:
+        """Put a scan's cards where they belong and return the round's note of the scan (:func:`scan_meta`;
+        its record id and photo are filled in when the scan is kept); a camera that gave no photo changes
+        nothing (the screen offers a retry), returns None, and its message is kept to show."""
         self.message = scan.error
         if scan.camera_failed:
-            return
-        self._take_scan(scan, scan_meta(scan, scan_id, photo))
+            return None
+        meta = scan_meta(scan, scan_id, photo)
+        self._take_scan(scan, meta)
+        return meta
 
     def _take_scan(self, scan: ScanResult, meta: dict[str, Any]) -> None:  # pragma: no cover - per flow
         raise NotImplementedError

@@ -9,8 +9,9 @@ moment comes back on the same screen with the same cards.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scorer import ScorerError
@@ -21,7 +22,7 @@ from ui.logic.jhyap_round import JhyapRoundFlow
 from ui.logic.new_game import NewGameForm
 from ui.logic.scan import ScanResult
 from ui.logic.seep_deal import SeepDealFlow
-from ui.store import GameRecord, GameStatus, Store
+from ui.store import GameRecord, GameStatus, ScanRecord, Store
 from vision.seats import SeatMap
 
 ROUND = "round"  # the Jhyap round or the Seep deal being entered
@@ -43,6 +44,31 @@ class KioskError(RuntimeError):
     """An action that is not possible right now (the message says why)."""
 
 
+@dataclass(eq=False)
+class ShownScan:
+    """A scan whose cards are in the round (and on screen) and whose photo and reading are not yet in the
+    record. :meth:`Kiosk.keep_scan` writes them, from any thread (encoding the JPEG and syncing it to disk
+    are the slow part); :meth:`Kiosk.scan_kept` then ties the record's scan to the round. A scan is not a
+    confirmed round: a kiosk that stops before the scan is kept loses the scan, never a round."""
+
+    result: ScanResult
+    game_id: int
+    number: int
+    meta: dict[str, Any]  # the round's note of the scan (ui.logic.card_edit.scan_meta)
+    record: ScanRecord | None = None
+    photo_dropped: bool = False  # the disk had no room for the photo: the reading was kept without it
+    error: Exception | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+    _claimed: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def claim(self) -> bool:
+        """True for the one caller that is to keep this scan."""
+        with self._lock:
+            first, self._claimed = not self._claimed, True
+            return first
+
+
 class Kiosk:
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -53,6 +79,7 @@ class Kiosk:
         # Told after every change that others may show (the phones' scoreboard): a confirmed, undone or
         # edited round, a game started, opened, closed or ended. Each must return at once.
         self.listeners: list[Callable[[], None]] = []
+        self._unkept: list[ShownScan] = []  # scans shown and not yet tied to their round (show_scan)
 
     def changed(self) -> None:
         for listener in self.listeners:
@@ -135,6 +162,7 @@ class Kiosk:
             self.screen = ROUND
 
     def close(self) -> None:
+        self.finish_keeping()
         self.game, self.flow, self.screen = None, None, "home"
         self.changed()
 
@@ -144,6 +172,7 @@ class Kiosk:
         return SeepDealFlow.from_dict(self.log, data)
 
     def _new_flow(self, edit_position: int | None = None) -> None:
+        self.finish_keeping()  # the scans of the round it replaces are in the record first
         if self.kind == games.JHYAP:
             flow = JhyapRoundFlow(self.log, edit_position)
             anchor = self.store.setting(self._anchor_key())
@@ -246,19 +275,69 @@ class Kiosk:
         return self.flow
 
     def record_scan(self, result: ScanResult) -> None:
-        """Keep the scan (photo + what was read) and put its cards into the round."""
+        """Keep the scan (photo + what was read) and put its cards into the round, all at once."""
+        shown = self.show_scan(result)
+        if shown is None:
+            self.save()
+            return
+        self.keep_scan(shown)
+        self.scan_kept(shown)
+
+    def show_scan(self, result: ScanResult) -> ShownScan | None:
+        """Put a scan's cards into the round now, writing nothing, so the players see the result at once.
+        Returns the scan to keep (:meth:`keep_scan`, then :meth:`scan_kept` on this thread); None when the
+        camera gave no photo (nothing to keep; its message is on the round)."""
         if self.game is None or self.flow is None:
             raise KioskError("no round is being entered")
-        scan_id: int | None = None
-        photo: str | None = None
-        if not result.camera_failed:
-            record = self.store.add_scan(
-                self.game.id, self.flow.number, result.target, result.jpeg, result.detected_json()
+        meta = self.flow.apply_scan(result)
+        if meta is None:
+            return None
+        shown = ShownScan(result, self.game.id, self.flow.number, meta)
+        self._unkept.append(shown)
+        return shown
+
+    def keep_scan(self, shown: ShownScan) -> None:
+        """Write a shown scan's photo (as JPEG) and reading to the record. Any thread may call it (the
+        store is thread-safe) and only the first call writes; a fault of the record is kept for
+        :meth:`scan_kept` to raise on the kiosk's thread."""
+        if not shown.claim():
+            return
+        try:
+            dropped = self.store.photos_dropped
+            shown.record = self.store.add_scan(
+                shown.game_id,
+                shown.number,
+                shown.result.target,
+                shown.result.photo_jpeg(),
+                shown.result.detected_json(),
             )
-            scan_id = record.id
-            photo = str(record.photo) if record.photo else None
-        self.flow.apply_scan(result, scan_id, photo)
+            shown.photo_dropped = self.store.photos_dropped > dropped
+        except Exception as exc:  # noqa: BLE001 - raised again on the kiosk's thread by scan_kept
+            shown.error = exc
+        finally:
+            shown.done.set()
+
+    def scan_kept(self, shown: ShownScan) -> None:
+        """Tie a kept scan to its round (confirming the round confirms the scan) and save the draft; keep
+        it first when no one has yet, wait when another thread is keeping it. Raises the record's fault
+        that stopped it being kept. Once per scan; later calls do nothing."""
+        if shown not in self._unkept:
+            return
+        self.keep_scan(shown)  # nothing when another thread has it
+        shown.done.wait()
+        self._unkept.remove(shown)
+        if shown.error is not None:
+            raise shown.error
+        if shown.record is not None:
+            shown.meta["scan_id"] = shown.record.id
+            shown.meta["photo"] = str(shown.record.photo) if shown.record.photo else None
         self.save()
+
+    def finish_keeping(self) -> None:
+        """Tie every scan shown so far to its round (waiting for those being kept): before a round is
+        confirmed, replaced or left."""
+        for shown in list(self._unkept):
+            self.scan_kept(shown)
 
     def confirm_seats(self) -> None:
         flow = self.jhyap
@@ -272,6 +351,7 @@ class Kiosk:
         """Record the round/deal the players confirmed; the scorer's result is then on the result screen."""
         if self.game is None or self.flow is None:
             raise KioskError("no round is being entered")
+        self.finish_keeping()  # the scans of this round are in the record before the round is
         problems = self.flow.problems()
         if problems:
             raise KioskError(problems[0])
@@ -358,6 +438,7 @@ class Kiosk:
         """End a Seep game (or stop a Jhyap game early): the team with more baazis wins."""
         if self.game is None:
             raise KioskError("no game is open")
+        self.finish_keeping()
         if self.kind == games.SEEP:
             winner = boards.seep_winner(self.log) if self.game.entries else None
             self.store.set_status(self.game.id, GameStatus.FINISHED, winner)

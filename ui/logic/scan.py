@@ -8,9 +8,10 @@ retry; a missing card model still returns the photo, so the players can type the
 Nothing slow waits for the tap: :meth:`Scanner.warm_up` loads the detector (and, when a game starts, opens
 the camera, which then stays open and ready) in the background. The reading runs in a worker thread whose
 model runtime uses at most two threads (the detector's ``threads``), so on the Pi's four cores the UI keeps
-two, and the screen is redrawn only when a scan's phase changes what it shows. Niceness was measured and
-not kept: on a machine shared with other work, a reading below the UI's priority took up to five times as
-long as ``tabletally detect`` (docs/vision.md).
+two. While it reads, the worker tells how far it has come (:meth:`Scanner.step_text`: each look of the
+model, the corner reader), which the screen shows in place, without being rebuilt. The result carries the
+photo as taken; its JPEG for the record is made only when the scan is kept (:meth:`ScanResult.photo_jpeg`),
+after the result is on screen.
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scorer import CARD_CODES, Card, Rank, Suit
-from ui.i18n import N_, _
+from ui.i18n import N_, _, ngettext, num
 
 if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector loads, not at start-up
+    from vision.camera import Camera
     from vision.detector import Detector
     from vision.types import CardReading
 
@@ -113,6 +115,13 @@ class ScanResult:
     camera: str = ""
     error: str | None = None
     camera_failed: bool = False
+
+    def photo_jpeg(self) -> bytes | None:
+        """The photo as JPEG bytes for the record: ``jpeg`` when given, else the photo taken, encoded now
+        (the slow part of keeping a scan, done after its result is on screen); None without a photo."""
+        if self.jpeg is not None or self.image is None:
+            return self.jpeg
+        return _encode_jpeg(self.image)
 
     def detected_json(self) -> dict[str, Any]:
         return {
@@ -208,7 +217,6 @@ def reading_to_scan(target: str, reading: CardReading, image: Any, camera: str) 
         width=int(reading.width),
         height=int(reading.height),
         ms=float(reading.ms),
-        jpeg=_encode_jpeg(image),
         image=image,
         camera=camera,
     )
@@ -246,12 +254,15 @@ class Scanner:
         self._lock = threading.Lock()
         self._model_lock = threading.Lock()
         self._camera_lock = threading.Lock()
-        self._camera: Any = None  # the open camera, kept between scans
+        self._camera: Camera | None = None  # the open camera, kept between scans
         self._camera_for = ""  # the spec it was opened for
         self._thread: threading.Thread | None = None
         self._warming: threading.Thread | None = None
         self.camera_name = ""
         self.last_times: dict[str, float] = {}  # the last scan's milliseconds (scan_now)
+        self.last_marks: dict[str, float] = {}  # the last scan's moments (time.perf_counter, scan_now)
+        self.looks = 0  # passes of the model so far in the reading in progress
+        self.reading_corners = False  # the corner reader is reading the corners found
 
     @property
     def busy(self) -> bool:
@@ -279,9 +290,27 @@ class Scanner:
         return self._detector
 
     @property
-    def camera(self) -> Any:
+    def camera(self) -> Camera | None:
         """The camera kept open between scans (None before the first scan and after a release)."""
         return self._camera
+
+    def status_text(self) -> str:
+        """What the screen says while a scan is in progress (the phase), in the language in use."""
+        return _(PHASE_TEXT[self.phase])
+
+    def step_text(self) -> str:
+        """How far the reading in progress has come ("" before it reads): the model's looks at the photo,
+        or the corner reader checking each corner."""
+        if self.phase is not ScanPhase.READING or not (self.looks or self.reading_corners):
+            return ""
+        if self.reading_corners:
+            return _("Checking each corner")
+        if self.looks == 1:
+            return _("Looking at the whole photo")
+        more = self.looks - 1
+        return ngettext("Looking closer: {n} more view", "Looking closer: {n} more views", more).format(
+            n=num(more)
+        )
 
     @property
     def ready(self) -> bool:
@@ -350,15 +379,20 @@ class Scanner:
         decks: int | None = None,
     ) -> ScanResult:
         """Take a photo and read it, in the calling thread. ``decks``: the packs in play, so that no card is
-        read more often than they hold (``vision.pipeline.read_cards``). ``last_times`` then holds the
-        scan's milliseconds: ``capture`` (the photo, decoded), ``read`` (photo to cards) and ``worker``
-        (all of it, the JPEG for the record included)."""
+        read more often than they hold (``vision.pipeline.read_cards``). ``on_progress`` gets each new
+        phase, and the reading phase again at each step of the reading (:meth:`step_text` says it).
+        ``last_times`` then holds the scan's milliseconds: ``capture`` (the photo, decoded), ``read``
+        (photo to cards) and ``worker`` (all of it); ``last_marks`` the moments (``time.perf_counter``)
+        it began, had the photo and had read it."""
         begun = time.perf_counter()
         self.last_times = {}
+        self.last_marks = {"begun": begun}
+        self.looks, self.reading_corners = 0, False
         self._set_phase(ScanPhase.CAMERA, on_progress)
         try:
             image, camera = self._capture()
-            self.last_times["capture"] = (time.perf_counter() - begun) * 1000
+            self.last_marks["captured"] = time.perf_counter()
+            self.last_times["capture"] = (self.last_marks["captured"] - begun) * 1000
         except Exception as exc:  # noqa: BLE001 - a camera can fail in any way; the players get a retry
             self._set_phase(ScanPhase.FAILED, on_progress)
             return ScanResult(target=target, error=_camera_message(exc), camera_failed=True)
@@ -374,7 +408,6 @@ class Scanner:
                 target=target,
                 width=int(image.shape[1]),
                 height=int(image.shape[0]),
-                jpeg=_encode_jpeg(image),
                 image=image,
                 camera=camera,
                 error=error,
@@ -383,10 +416,20 @@ class Scanner:
         if detector is None:
             return photo_only(self._detector_error)
         try:
+            from vision.detector import LOOK_STEP, reporting_steps
             from vision.pipeline import read_cards
 
+            def step(name: str) -> None:
+                """A step of the reading began (on this thread): count it, and let the screen say so."""
+                if name == LOOK_STEP:
+                    self.looks += 1
+                self.reading_corners = name != LOOK_STEP
+                if on_progress is not None:
+                    self.dispatch(lambda: on_progress(ScanPhase.READING))
+
             started = time.perf_counter()
-            reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
+            with reporting_steps(detector, step):
+                reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
             result = reading_to_scan(target, reading, image, camera)
             if not result.ms:
                 result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
@@ -396,7 +439,8 @@ class Scanner:
 
         if not has_colour(image) and not result.error:  # red suits read as black ones: say so
             result = ScanResult(**{**result.__dict__, "error": no_colour_message()})
-        self.last_times.update(read=result.ms, worker=(time.perf_counter() - begun) * 1000)
+        self.last_marks["read"] = time.perf_counter()
+        self.last_times.update(read=result.ms, worker=(self.last_marks["read"] - begun) * 1000)
         self._set_phase(ScanPhase.DONE, on_progress)
         return result
 
@@ -433,7 +477,7 @@ class Scanner:
             if thread is not None:
                 thread.join(timeout)
 
-    def _kept_camera(self) -> Any:
+    def _kept_camera(self) -> Camera:
         """The open camera for ``camera_spec`` (call with ``_camera_lock`` held): the kept one, else newly
         opened; the one it replaces is closed once the new one is open."""
         spec = self.camera_spec
