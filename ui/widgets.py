@@ -301,7 +301,7 @@ def texture_from_bgr(image: Any) -> Texture:
 
     h, w = image.shape[:2]
     tex = Texture.create(size=(w, h), colorfmt="rgb")
-    tex.blit_buffer(memoryview(np.ascontiguousarray(image)).cast("B"), colorfmt="bgr", bufferfmt="ubyte")
+    tex.blit_buffer(np.ascontiguousarray(image).data.cast("B"), colorfmt="bgr", bufferfmt="ubyte")
     tex.flip_vertical()
     return tex
 
