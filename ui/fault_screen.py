@@ -89,7 +89,8 @@ class FaultView(Panel):
         try:
             done = self.flow.act(action)
         except StoreError as exc:  # the fix itself failed (e.g. the folder is read-only too): say so
-            self.flow.outcome = str(exc)
+            traceback.print_exception(exc)  # the journal keeps the details; the players get sentences
+            self.flow.fix_failed(exc)
             done = False
         if done:
             self.on_done(self.flow)

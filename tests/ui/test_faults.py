@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from ui import i18n
 from ui.logic.faults import Action, FaultFlow, problem_for
 from ui.logic.kiosk import Kiosk
 from ui.store import DB_NAME, Fault, RecordFault, Store, StoreError, set_aside
@@ -320,3 +321,39 @@ def test_players_read_a_sentence_not_onnx_runtimes_error(tmp_path: Path) -> None
     assert "tabletally doctor" in message
     for raw in ("ONNX", "onnxruntime", "protobuf", "INVALID", str(bad)):
         assert raw not in message
+
+
+@pytest.fixture
+def nepali() -> Iterator[None]:
+    i18n.set_language("ne")
+    yield
+    i18n.set_language(i18n.DEFAULT_LANGUAGE)
+
+
+@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+@pytest.mark.usefixtures("nepali")
+def test_an_unforeseen_record_error_is_told_in_the_players_words_not_in_its_own(tmp_path: Path) -> None:
+    raw = "edit of entry 7 but the game has 3 entries"
+    problem = problem_for(StoreError(raw), tmp_path)
+    assert problem.title == i18n._("The record cannot be opened")
+    assert problem.lines == (
+        i18n._("TableTally could not use its record. The details are in the kiosk's log."),
+        i18n._("Run tabletally doctor to find out why."),
+    )
+    assert problem.lines[0] != "TableTally could not use its record. The details are in the kiosk's log."
+    assert not any(raw in line or "entry" in line for line in problem.lines)
+
+
+@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+@pytest.mark.usefixtures("nepali")
+def test_a_fix_that_fails_says_so_in_the_players_words(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    filled(data, games=1, rounds=1)
+    flow = FaultFlow(RecordFault(Fault.FULL, data / DB_NAME, "database or disk is full"), data)
+    flow.act(Action.FRESH_RECORD)
+    raw = "[Errno 30] Read-only file system: 'photos'"
+    flow.fix_failed(RecordFault(Fault.IO, data / "photos", raw))
+    assert not flow.asking and flow.question is None
+    assert flow.outcome is not None and flow.outcome.startswith(i18n._("That did not work.") + " ")
+    assert i18n._("The card did not read or write the record.") in flow.outcome
+    assert "Errno" not in flow.outcome and "Read-only" not in flow.outcome

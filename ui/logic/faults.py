@@ -213,10 +213,15 @@ def problem_for(exc: StoreError, data_dir: Path, in_game: bool = False) -> Probl
             again,
             path,
         )
+    # Any other StoreError: its message is English for whoever fixes it, so it stays in the kiosk's log (the
+    # kiosk prints it there before this screen shows) and the players read sentences in their language.
     return Problem(
         None,
         _("The record cannot be opened"),
-        (str(exc), _("Run tabletally doctor to find out why.")),
+        (
+            _("TableTally could not use its record. The details are in the kiosk's log."),
+            _("Run tabletally doctor to find out why."),
+        ),
         again,
         path,
     )
@@ -292,3 +297,10 @@ class FaultFlow:
             self.problem = problem_for(self.exc, self.data_dir, in_game=self.store is not None)
             return False
         return True  # RETRY, START, BACK
+
+    def fix_failed(self, exc: StoreError) -> None:
+        """The fix itself failed (the folder is read-only too, say): the outcome says so and what to do, in
+        the players' words; ``exc``'s own message is for the log (the screen prints it there)."""
+        self.asking = False
+        what = problem_for(exc, self.data_dir, in_game=self.store is not None)
+        self.outcome = " ".join((_("That did not work."), *what.lines))
