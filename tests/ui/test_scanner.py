@@ -185,7 +185,7 @@ def test_a_slow_reading_shows_each_step_while_the_ui_thread_stays_free(tmp_path:
         "Looking at the whole photo",
         "Looking closer: 1 more view",
         "Looking closer: 2 more views",
-        "Checking each corner",
+        "Checking each card",
     ]
     scanner.wait(10)
     assert scanner.phase is ScanPhase.DONE and scanner.step_text() == ""

@@ -300,11 +300,11 @@ class Scanner:
 
     def step_text(self) -> str:
         """How far the reading in progress has come ("" before it reads): the model's looks at the photo,
-        or the corner reader checking each corner."""
+        or the corner reader checking each card."""
         if self.phase is not ScanPhase.READING or not (self.looks or self.reading_corners):
             return ""
         if self.reading_corners:
-            return _("Checking each corner")
+            return _("Checking each card")
         if self.looks == 1:
             return _("Looking at the whole photo")
         more = self.looks - 1
