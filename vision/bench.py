@@ -1,8 +1,13 @@
-"""Benchmark: the kiosk's reading stage by stage, and the ONNX Runtime pass against Ultralytics ``predict``.
+"""Benchmark: the kiosk's reading stage by stage, and one pass of each runtime against Ultralytics.
 
     python -m vision.bench [--part all|reading|backends] [--onnx models/cards.onnx] [--pt models/cards.pt]
-                           [PHOTO...]
+                           [--also onnx:OTHER.onnx] [PHOTO_OR_FOLDER...]
     python -m vision.bench --stand-in 416 [--dynamic] PHOTO...   # an untrained model of the same shape
+
+Without photos it reads the bundled demo photos (a hand, a Seep pile, two tables) and, where they have
+been made (``python -m models.training.synth``; ``runs/`` is not in the repository), a few synthetic
+1920x1080 tables and 52-card fanned deals (``runs/data/table1080``, ``runs/data/deal12``); it says which
+kind is missing.
 
 The reading part (:func:`reading_bench`) reads every photo with today's full reading and with the focused
 one (:mod:`vision.effort`), alternating, and prints per kind of photo (the demo photos by name, others by
@@ -12,18 +17,19 @@ estimates by the published ratios (``PI5_RATIO``, ``PI4_OVER_PI5``: estimates, n
 camera, the real :class:`vision.camera.PiCamera` code over a camera simulated with published Pi delays,
 opened for each scan against kept ready.
 
-In the backends part each side runs in a fresh subprocess that only detects, so the figures are those
-of a real process:
+The backends part (:func:`backends_bench`) times one upright pass of the whole photo, without the corner
+reader, with ONNX Runtime, NCNN and Ultralytics ``predict`` on the same photos, the same threads and the
+same input size: the model's size on the long side, the short side padded to a multiple of 32 (what
+Ultralytics' ``predict`` does for a ``.pt`` model; a fixed-shape model gets its fixed input instead, and
+the table says so). Each runtime runs in a process of its own, started once and kept; the parent asks them
+in turn for the same photo, so a change in the machine's load hits all alike. Per runtime it prints:
 
-* start-up: from launching the process to its first result (interpreter, imports, model load and the
-  first photo), measured by the parent;
-* ms per photo: the median over ``--repeat`` passes over all photos, timed from the decoded photo to
-  the detections (ONNX: letterbox, inference, decoding and both NMS steps; Ultralytics: ``predict`` with
-  its defaults);
-* peak memory: the process's peak resident set size (``ru_maxrss``).
-
-Each backend runs ``--rounds`` times, alternating, so a change in the machine's load hits both alike.
-It prints a table with the ratios, and how far the two backends agree on the corners they found.
+* ms per photo: median and 90th percentile over ``--repeat`` passes over all photos, timed from the
+  decoded photo to the detections, and split into preprocess (letterbox and input tensor), the model run,
+  and postprocess (decoding and both NMS steps; Ultralytics: its own ``speed`` split);
+* CPU ms per photo (all the process's threads): the work, which a busy machine inflates far less;
+* start-up to the first result (interpreter, imports, model load, the first photo) and peak memory;
+* the ratio to Ultralytics, and how many corners it found as ONNX Runtime found them.
 """
 
 from __future__ import annotations
@@ -41,12 +47,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 DEFAULT_ONNX = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
 DEFAULT_PT = DEFAULT_ONNX.with_suffix(".pt")
 FIRST = "@@bench first result"
 RESULT = "@@bench result "
+QUIT = "quit"
+RUNS = Path(__file__).resolve().parent.parent / "runs" / "data"
+SYNTHETIC_KINDS = {"table1080": "1920x1080 tables", "deal12": "52-card fanned deals"}
+"""Synthetic sets ``make bench`` adds when they have been made: folder under runs/data, what they are."""
+SYNTHETIC_PHOTOS = 4  # photos of each synthetic set
 
 
 def _peak_rss_mb() -> float:
@@ -62,96 +73,233 @@ def _peak_rss_mb() -> float:
     return peak / 1024.0 if sys.platform != "darwin" else peak / (1024.0 * 1024.0)
 
 
-def _worker(kind: str, model: str, images: list[str], repeat: int, threads: int) -> None:
-    """Runs in the subprocess: load, announce the first result, time the rest, print JSON."""
+Detected = list[tuple[str, float, list[float]]]
+
+
+def _runtime_pass(kind: str, model: str, threads: int) -> tuple[Any, str]:
+    """For the worker: a function photo -> (corners found, {"pre": s, "run": s, "post": s}) running one
+    upright pass of the whole photo, without the corner reader, with ``kind``'s runtime; and the input
+    it gives the model ("rect 576": long side 576, short side to a multiple of 32; or a fixed "576x576")."""
+    if kind in ("onnx", "ncnn"):
+        import vision.detector as detector_module
+        from vision.geometry import letterbox as plain_letterbox
+        from vision.ncnn_backend import NcnnDetector
+
+        make = NcnnDetector if kind == "ncnn" else detector_module.CardDetector
+        detector = make(model, threads=threads, tiles=1, rotations=1, reader="off", effort="full").load()
+        spent = {"pre": 0.0, "run": 0.0}
+        plain_run = detector.run_model
+
+        def timed(part: str, step: Any) -> Any:
+            def run(*args: Any) -> Any:
+                start = time.perf_counter()
+                try:
+                    return step(*args)
+                finally:
+                    spent[part] += time.perf_counter() - start
+
+            return run
+
+        # The detector's own steps, timed where they are called: the letterbox, and the model's pass (the
+        # input tensor and the run); the rest of detect is decoding and suppression.
+        setattr(detector_module, "letterbox", timed("pre", plain_letterbox))  # noqa: B010
+        detector.run_model = timed("run", plain_run)  # type: ignore[method-assign]
+
+        def one_pass(img: Any) -> tuple[Detected, dict[str, float]]:
+            spent.update(pre=0.0, run=0.0)
+            start = time.perf_counter()
+            found = [(d.code, d.confidence, list(d.box)) for d in detector.detect(img)]
+            total = time.perf_counter() - start
+            return found, {
+                "pre": spent["pre"],
+                "run": spent["run"],
+                "post": total - spent["pre"] - spent["run"],
+            }
+
+        fixed = detector.input_hw
+        return one_pass, f"{fixed[0]}x{fixed[1]}" if fixed else f"rect {detector.imgsz}"
+    import torch
+    from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
+
+    from vision.model_config import exported_imgsz, model_conf
+
+    torch.set_num_threads(threads)
+    yolo: Any = YOLO(model, task="detect")
+    imgsz = exported_imgsz(Path(model)) or 640
+    conf = model_conf(Path(model)) or 0.25
+
+    def predict(img: Any) -> tuple[Detected, dict[str, float]]:
+        result = yolo.predict(img, imgsz=imgsz, conf=conf, iou=0.5, verbose=False)[0]
+        names = result.names
+        found = [
+            (str(names[int(c)]), float(s), [float(v) for v in box])
+            for box, c, s in zip(
+                result.boxes.xyxy.tolist(), result.boxes.cls.tolist(), result.boxes.conf.tolist(), strict=True
+            )
+        ]
+        speed = result.speed
+        return found, {
+            "pre": speed["preprocess"] / 1e3,
+            "run": speed["inference"] / 1e3,
+            "post": speed["postprocess"] / 1e3,
+        }
+
+    return predict, f"rect {imgsz}"
+
+
+def _worker(kind: str, model: str, images: list[str], threads: int) -> None:
+    """Runs in the subprocess: load, read the first photo, announce it, then read the photo whose index
+    each line of stdin names and print its figures as JSON, until ``quit`` (then the peak memory)."""
     import cv2
 
     photos = [cv2.imread(p, cv2.IMREAD_COLOR) for p in images]
-    if kind in ("onnx", "ncnn"):
-        from vision.detector import CardDetector
-        from vision.ncnn_backend import NcnnDetector
-
-        # Like for like: Ultralytics reads the whole photo once, upright, without the corner reader.
-        make = NcnnDetector if kind == "ncnn" else CardDetector
-        detector = make(model, threads=threads, tiles=1, rotations=1, reader="off")
-
-        def detect(img: Any) -> list[tuple[str, float, list[float]]]:
-            return [(d.code, d.confidence, list(d.box)) for d in detector.detect(img)]
-    else:
-        from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
-
-        yolo: Any = YOLO(model, task="detect")
-
-        def detect(img: Any) -> list[tuple[str, float, list[float]]]:
-            result = yolo.predict(img, verbose=False)[0]
-            names = result.names
-            return [
-                (str(names[int(c)]), float(s), [float(v) for v in box])
-                for box, c, s in zip(
-                    result.boxes.xyxy.tolist(),
-                    result.boxes.cls.tolist(),
-                    result.boxes.conf.tolist(),
-                    strict=True,
-                )
-            ]
-
-    found = {images[0]: detect(photos[0])}
-    print(FIRST, flush=True)
-    times = []
-    for _ in range(repeat):
-        for path, img in zip(images, photos, strict=True):
-            start = time.perf_counter()
-            found[path] = detect(img)
-            times.append((time.perf_counter() - start) * 1000.0)
-    print(RESULT + json.dumps({"ms": times, "peak_rss_mb": _peak_rss_mb(), "found": found}), flush=True)
+    one_pass, given = _runtime_pass(kind, model, threads)
+    one_pass(photos[0])
+    print(FIRST + " " + json.dumps({"input": given}), flush=True)
+    for line in sys.stdin:
+        if line.strip() == QUIT:
+            break
+        img = photos[int(line)]
+        cpu, start = time.process_time(), time.perf_counter()
+        found, parts = one_pass(img)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        figures = {"ms": wall * 1000, "cpu_ms": cpu * 1000, "parts": {k: v * 1000 for k, v in parts.items()}}
+        print(RESULT + json.dumps(figures | {"found": found}), flush=True)
+    print(RESULT + json.dumps({"peak_rss_mb": _peak_rss_mb()}), flush=True)
 
 
-def _run_worker(kind: str, model: Path, images: list[Path], repeat: int, threads: int) -> dict[str, Any]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "vision.bench",
-        "--worker",
-        kind,
-        "--model",
-        str(model),
-        "--repeat",
-        str(repeat),
-        "--threads",
-        str(threads),
-        *map(str, images),
-    ]
-    env = dict(os.environ, YOLO_OFFLINE="1", YOLO_AUTOINSTALL="False", PYTHONUNBUFFERED="1")
-    with tempfile.TemporaryDirectory(prefix="tabletally-yolo-") as config_dir:  # removed after the run
-        env.setdefault("YOLO_CONFIG_DIR", config_dir)
-        return _timed_worker(kind, cmd, env)
+class _Runtime:
+    """One runtime's worker process, kept running: started once (its start-up timed), then asked photo by
+    photo. ``label`` names it in the table."""
+
+    def __init__(self, label: str, kind: str, model: Path, images: list[Path], threads: int) -> None:
+        self.label, self.kind, self.model = label, kind, model
+        self.runs: list[dict[str, Any]] = []
+        self.found: dict[str, Detected] = {}
+        self.peak_rss_mb = 0.0
+        cmd = [sys.executable, "-m", "vision.bench", "--worker", kind, "--model", str(model)]
+        cmd += ["--threads", str(threads), *map(str, images)]
+        root = Path(__file__).resolve().parent.parent
+        env = dict(os.environ, YOLO_OFFLINE="1", YOLO_AUTOINSTALL="False", PYTHONUNBUFFERED="1")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
+        self._config = tempfile.TemporaryDirectory(prefix="tabletally-yolo-")  # removed after the run
+        env.setdefault("YOLO_CONFIG_DIR", self._config.name)
+        # stderr goes to a file: a pipe could fill up while stdout is read line by line.
+        self._err: IO[str] = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - closed by close()
+        start = time.perf_counter()
+        self._proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err, text=True, env=env
+        )
+        self._lines: list[str] = []
+        self.input = str(json.loads(self._read_until(FIRST)[len(FIRST) :])["input"])
+        self.startup_s = time.perf_counter() - start
+
+    def _read_until(self, prefix: str) -> str:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:  # the libraries may print their own lines first
+            if line.startswith(prefix):
+                return line
+            self._lines.append(line)
+        self._proc.wait()
+        self._err.seek(0)
+        tail = (self._err.read().strip() or "".join(self._lines).strip() or "no output").splitlines()[-3:]
+        self.close()
+        raise SystemExit(
+            f"vision.bench: the {self.label} run failed (exit {self._proc.returncode}): " + " | ".join(tail)
+        )
+
+    def _ask(self, line: str) -> dict[str, Any]:
+        assert self._proc.stdin is not None
+        self._proc.stdin.write(line + "\n")
+        self._proc.stdin.flush()
+        answer: dict[str, Any] = json.loads(self._read_until(RESULT)[len(RESULT) :])
+        return answer
+
+    def read(self, index: int, path: Path) -> None:
+        figures = self._ask(str(index))
+        self.found[str(path)] = [(c, s, b) for c, s, b in figures.pop("found")]
+        self.runs.append(figures)
+
+    def finish(self) -> None:
+        self.peak_rss_mb = float(self._ask(QUIT)["peak_rss_mb"])
+        self._proc.wait(timeout=60)
+        self.close()
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+        self._err.close()
+        self._config.cleanup()
+
+    def median(self, key: str) -> float:
+        return float(statistics.median(run[key] for run in self.runs))
+
+    def part(self, key: str) -> float:
+        return float(statistics.median(run["parts"][key] for run in self.runs))
+
+    def p90(self) -> float:
+        return _median_p90([run["ms"] for run in self.runs])[1]
 
 
-def _timed_worker(kind: str, cmd: list[str], env: dict[str, str]) -> dict[str, Any]:
-    root = Path(__file__).resolve().parent.parent
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
-    start = time.perf_counter()
-    # stderr goes to a file: a pipe could fill up while we read stdout line by line. stdout is read through
-    # one file object to the end (communicate() would bypass lines it has already buffered).
-    with tempfile.TemporaryFile(mode="w+") as err_file:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err_file, text=True, env=env)
-        assert proc.stdout is not None
-        startup = None
-        lines = []
-        for line in proc.stdout:  # the libraries may print their own lines first
-            if startup is None and line.strip() == FIRST:
-                startup = time.perf_counter() - start
-            lines.append(line)
-        proc.wait()
-        err_file.seek(0)
-        err = err_file.read()
-    found = [line[len(RESULT) :] for line in lines if line.startswith(RESULT)]
-    if startup is None or proc.returncode != 0 or not found:
-        tail = (err.strip() or "".join(lines).strip() or "no output").splitlines()[-3:]
-        raise SystemExit(f"vision.bench: the {kind} run failed (exit {proc.returncode}): " + " | ".join(tail))
-    result: dict[str, Any] = json.loads(found[0])
-    result["startup_s"] = startup
-    return result
+def backends_bench(
+    images: list[Path],
+    runtimes: list[tuple[str, str, Path]],
+    repeat: int = 3,
+    threads: int = 2,
+) -> dict[str, Any]:
+    """Time one pass of each of ``runtimes`` ((label, kind, model); kind onnx, ncnn or ultralytics) on
+    ``images``, photo by photo in turn (the order rotating), each in its own kept process; print the table
+    against Ultralytics (the runtime of kind ultralytics) and ONNX Runtime's corners (the first onnx one).
+    Returns the figures."""
+    print(
+        f"One pass, the runtimes in turn on the same photos: {len(images)} photos x {repeat}, "
+        f"{threads} threads, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    started: list[_Runtime] = []
+    try:
+        for label, kind, model in runtimes:
+            started.append(_Runtime(label, kind, model, images, threads))
+        for round_ in range(repeat):
+            for index, path in enumerate(images):
+                shift = (round_ * len(images) + index) % len(started)
+                for runtime in started[shift:] + started[:shift]:
+                    runtime.read(index, path)
+        for runtime in started:
+            runtime.finish()
+    finally:
+        for runtime in started:
+            runtime.close()
+    base = next((r for r in started if r.kind == "ultralytics"), None)
+    ref = next((r for r in started if r.kind == "onnx"), started[0])
+    print(
+        f"\n{'':26} {'ms med':>7} {'p90':>6} {'pre':>5} {'run':>6} {'post':>5} {'CPU ms':>7} "
+        f"{'x Ultralytics':>13} {'(CPU)':>6} {'start s':>7} {'MB':>5} {'input':>9}  corners as {ref.label}"
+    )
+    figures: dict[str, Any] = {"photos": [str(p) for p in images], "repeat": repeat, "threads": threads}
+    for runtime in started:
+        ms, cpu = runtime.median("ms"), runtime.median("cpu_ms")
+        ratio = f"{base.median('ms') / ms:.2f}x" if base else "-"
+        cpu_ratio = f"{base.median('cpu_ms') / cpu:.2f}x" if base else "-"
+        both, total = _agreement(ref.found, runtime.found)
+        print(
+            f"{runtime.label:26} {ms:7.1f} {runtime.p90():6.1f} {runtime.part('pre'):5.1f} "
+            f"{runtime.part('run'):6.1f} {runtime.part('post'):5.1f} {cpu:7.1f} {ratio:>13} {cpu_ratio:>6} "
+            f"{runtime.startup_s:7.1f} {runtime.peak_rss_mb:5.0f} {runtime.input:>9}  {both} of {total}"
+        )
+        figures[runtime.label] = {
+            "median_ms": ms,
+            "p90_ms": runtime.p90(),
+            "cpu_ms": cpu,
+            "parts_ms": {k: runtime.part(k) for k in ("pre", "run", "post")},
+            "startup_s": runtime.startup_s,
+            "peak_rss_mb": runtime.peak_rss_mb,
+            "agreement": [both, total],
+            "input": runtime.input,
+        }
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    return figures
 
 
 def export_stand_in(folder: Path, imgsz: int = 416, dynamic: bool = False) -> tuple[Path, Path]:
@@ -217,27 +365,23 @@ def _iou(p: list[float], q: list[float]) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _combine(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """Several runs of one backend: all photo times, the median start-up, the largest peak memory."""
-    return {
-        "ms": [ms for run in runs for ms in run["ms"]],
-        "startup_s": statistics.median(run["startup_s"] for run in runs),
-        "peak_rss_mb": max(run["peak_rss_mb"] for run in runs),
-        "found": runs[-1]["found"],
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("images", nargs="*", type=Path, help="photos (default: the bundled demo photos)")
+    parser.add_argument(
+        "images", nargs="*", type=Path, help="photos or folders of photos (default: the demo photos and more)"
+    )
     parser.add_argument("--onnx", type=Path, default=DEFAULT_ONNX, help="ONNX model (default %(default)s)")
     parser.add_argument("--pt", type=Path, default=DEFAULT_PT, help="Ultralytics model (default %(default)s)")
-    parser.add_argument("--repeat", type=int, default=3, help="passes over the photos per run (default 3)")
     parser.add_argument(
-        "--rounds", type=int, default=2, help="runs of each backend, alternating (default 2: evens out load)"
+        "--also",
+        action="append",
+        default=[],
+        metavar="KIND:MODEL",
+        help="one more runtime in the one-pass table, e.g. onnx:other.onnx or ncnn:other.param (repeatable)",
     )
-    parser.add_argument("--threads", type=int, default=2, help="ONNX Runtime intra-op threads (default 2)")
-    parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    parser.add_argument("--repeat", type=int, default=3, help="passes over the photos (default 3)")
+    parser.add_argument("--threads", type=int, default=2, help="threads of each runtime (default 2)")
+    parser.add_argument("--json", type=Path, help="also write the one-pass figures to this JSON file")
     parser.add_argument(
         "--stand-in",
         metavar="IMGSZ",
@@ -249,14 +393,14 @@ def main(argv: list[str] | None = None) -> int:
         "--part",
         choices=("all", "reading", "backends"),
         default="all",
-        help="the reading stage by stage (full against focused), the backends' one pass, or both (default)",
+        help="the reading stage by stage (full against focused), the runtimes' one pass, or both (default)",
     )
     parser.add_argument("--worker", choices=("onnx", "ncnn", "ultralytics"), help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.worker:
-        _worker(args.worker, args.model, [str(p) for p in args.images], args.repeat, args.threads)
+        _worker(args.worker, args.model, [str(p) for p in args.images], args.threads)
         return 0
     if args.stand_in:
         with tempfile.TemporaryDirectory(prefix="tabletally-standin-") as folder:
@@ -267,10 +411,34 @@ def main(argv: list[str] | None = None) -> int:
     return _bench(args)
 
 
-def _bench(args: argparse.Namespace) -> int:
+def bench_photos(given: list[Path]) -> list[Path]:
+    """The photos to time: those given (a folder gives its JPEG and PNG photos), else the demo photos and
+    the first ``SYNTHETIC_PHOTOS`` of each synthetic set of ``SYNTHETIC_KINDS`` that has been made (a
+    line on stderr names each set that has not)."""
     from vision.camera import demo_photos
 
-    images = list(args.images) or demo_photos()
+    if not given:
+        photos = demo_photos()
+        for folder, what in SYNTHETIC_KINDS.items():
+            found = sorted((RUNS / folder / "images" / "val").glob("*.jpg"))[:SYNTHETIC_PHOTOS]
+            if not found:
+                print(
+                    f"vision.bench: no {what} (runs/data/{folder}: make them with models.training.synth)",
+                    file=sys.stderr,
+                )
+            photos += found
+        return photos
+    photos = []
+    for path in given:
+        if path.is_dir():
+            photos += sorted(p for p in path.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+        else:
+            photos.append(path)
+    return photos
+
+
+def _bench(args: argparse.Namespace) -> int:
+    images = bench_photos(list(args.images))
     if not images:
         print("vision.bench: no photos given and no demo photos in vision/demo", file=sys.stderr)
         return 1
@@ -278,62 +446,29 @@ def _bench(args: argparse.Namespace) -> int:
         if not Path(path).is_file():
             print(f"vision.bench: {path}: no such file", file=sys.stderr)
             return 1
+    runtimes: list[tuple[str, str, Path]] = [("ONNX Runtime", "onnx", args.onnx)]
+    from vision.ncnn_backend import DEFAULT_NCNN
+
+    ncnn_model = args.onnx.parent / DEFAULT_NCNN.name
+    if ncnn_model.is_file() and not args.stand_in:
+        runtimes.append(("NCNN", "ncnn", ncnn_model))
+    for extra in args.also:
+        kind, _, model = extra.partition(":")
+        if kind not in ("onnx", "ncnn") or not Path(model).is_file():
+            print(
+                f"vision.bench: --also {extra}: expected onnx:FILE or ncnn:FILE of a model", file=sys.stderr
+            )
+            return 1
+        runtimes.append((f"{kind} {Path(model).name}", kind, Path(model)))
+    runtimes.append(("Ultralytics predict", "ultralytics", args.pt))
 
     if args.part in ("all", "reading") and not args.stand_in:
         reading_bench(images, args.repeat, args.threads)
         if args.part == "reading":
             return 0
         print()
-    print(
-        f"{len(images)} photos x {args.repeat} passes x {args.rounds} rounds; ONNX Runtime on {args.threads} "
-        f"threads; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}",
-        flush=True,
-    )
-    from vision.ncnn_backend import DEFAULT_NCNN
-
-    ncnn_model = args.onnx.parent / DEFAULT_NCNN.name
-    onnx_runs, ultra_runs, ncnn_runs = [], [], []
-    for _ in range(max(1, args.rounds)):
-        onnx_runs.append(_run_worker("onnx", args.onnx, images, args.repeat, args.threads))
-        ultra_runs.append(_run_worker("ultralytics", args.pt, images, args.repeat, args.threads))
-        if ncnn_model.is_file() and not args.stand_in:
-            ncnn_runs.append(_run_worker("ncnn", ncnn_model, images, args.repeat, args.threads))
-    onnx, ultra = _combine(onnx_runs), _combine(ultra_runs)
-
-    rows = [
-        ("median ms per photo", statistics.median(onnx["ms"]), statistics.median(ultra["ms"]), "{:.1f}"),
-        ("start-up to first result (s)", onnx["startup_s"], ultra["startup_s"], "{:.2f}"),
-        ("peak memory (MB RSS)", onnx["peak_rss_mb"], ultra["peak_rss_mb"], "{:.0f}"),
-    ]
-    print(f"\n{'':30} {'ONNX Runtime':>13} {'Ultralytics':>13} {'ratio':>7}")
-    for label, a, b, fmt in rows:
-        print(f"{label:30} {fmt.format(a):>13} {fmt.format(b):>13} {b / a:>6.1f}x")
-    both, total = _agreement(onnx["found"], ultra["found"])
-    print(f"\nagreement: {both} of {total} corners found by both (same code, IoU >= 0.5)")
-    if ncnn_runs:
-        ncnn = _combine(ncnn_runs)
-        ncnn_ms = statistics.median(ncnn["ms"])
-        alike, seen = _agreement(onnx["found"], ncnn["found"])
-        print(
-            f"NCNN ({ncnn_model.name}, the same photos and threads): {ncnn_ms:.1f} ms per photo, "
-            f"{ncnn_ms / statistics.median(onnx['ms']):.1f}x ONNX Runtime's time, "
-            f"{statistics.median(ultra['ms']) / ncnn_ms:.1f}x faster than Ultralytics; start-up "
-            f"{ncnn['startup_s']:.2f} s, {ncnn['peak_rss_mb']:.0f} MB; "
-            f"{alike} of {seen} corners as ONNX Runtime found them"
-        )
-    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    figures = backends_bench(images, runtimes, args.repeat, args.threads)
     if args.json:
-        figures = {
-            "photos": [str(p) for p in images],
-            "repeat": args.repeat,
-            "rounds": args.rounds,
-            "threads": args.threads,
-            "onnx": {k: onnx[k] for k in ("startup_s", "peak_rss_mb")}
-            | {"median_ms": statistics.median(onnx["ms"])},
-            "ultralytics": {k: ultra[k] for k in ("startup_s", "peak_rss_mb")}
-            | {"median_ms": statistics.median(ultra["ms"])},
-            "agreement": {"both": both, "total": total},
-        }
         args.json.write_text(json.dumps(figures, indent=1) + "\n")
     return 0
 

@@ -9,22 +9,42 @@ import cv2
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.bench import _agreement, _run_worker, main
+from vision.bench import _agreement, backends_bench, bench_photos, main
 
 
-def test_the_onnx_worker_reports_times_startup_memory_and_what_it_found(
-    make_model: Callable[..., Path], tmp_path: Path
+def test_the_one_pass_table_times_each_runtime_in_its_own_kept_process(
+    make_model: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     model = make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.9}], anchors=4))
     photos = []
     for k in range(2):
         photos.append(tmp_path / f"p{k}.jpg")
         cv2.imwrite(str(photos[-1]), table_photo(seed=k))
-    result = _run_worker("onnx", model, photos, repeat=2, threads=1)
-    assert len(result["ms"]) == 4 and all(ms > 0 for ms in result["ms"])
-    assert 0 < result["startup_s"] < 60
-    assert 20 < result["peak_rss_mb"] < 2000
-    assert [code for code, _, _ in result["found"][str(photos[0])]] == ["7S"]
+    runtimes = [("ONNX Runtime", "onnx", model), ("again", "onnx", model)]
+    figures = backends_bench(photos, runtimes, repeat=2, threads=1)
+    for label in ("ONNX Runtime", "again"):
+        row = figures[label]
+        assert row["median_ms"] > 0 and row["cpu_ms"] >= 0 and row["p90_ms"] >= row["median_ms"]
+        assert set(row["parts_ms"]) == {"pre", "run", "post"} and row["parts_ms"]["run"] > 0
+        assert 0 < row["startup_s"] < 60 and 20 < row["peak_rss_mb"] < 2000
+        assert row["agreement"] == [2, 2]  # one 7S in each photo, found alike
+    out = capsys.readouterr().out
+    assert "x Ultralytics" in out and "2 of 2" in out
+
+
+def test_a_runtime_that_fails_is_named(tmp_path: Path) -> None:
+    photo = tmp_path / "p.jpg"
+    cv2.imwrite(str(photo), table_photo())
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    with pytest.raises(SystemExit, match="the ONNX Runtime run failed"):
+        backends_bench([photo], [("ONNX Runtime", "onnx", broken)], repeat=1, threads=1)
+
+
+def test_the_photos_of_a_folder_are_timed(tmp_path: Path) -> None:
+    for name in ("b.jpg", "a.png", "notes.txt"):
+        (tmp_path / name).write_bytes(b"x")
+    assert bench_photos([tmp_path]) == [tmp_path / "a.png", tmp_path / "b.jpg"]
 
 
 def test_agreement_counts_corners_both_backends_found() -> None:
