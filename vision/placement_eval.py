@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -38,7 +39,7 @@ import numpy as np
 from vision.detector import CardDetector
 from vision.evaluate import default_photo_dir, load_truth
 from vision.pipeline import read_cards
-from vision.types import box_size
+from vision.types import ImageError, box_size
 
 SENSOR = (4608, 2592)
 BINS = (4, 6, 8, 10, 12, 14, 16, 20, 24, 32, 48, 1000)
@@ -54,6 +55,10 @@ def on_table(photo: np.ndarray, fill: float, rng: np.random.Generator) -> np.nda
     colour = np.median(border, axis=0)
     still = np.empty((SENSOR[1], SENSOR[0], 3), np.float32)
     still[:] = colour
+    # The table's own grain: soft blotches (as wood or cloth) and fine sensor noise, so that a frame of
+    # mostly table is not taken for a blank photo.
+    coarse = rng.normal(0.0, 10.0, (SENSOR[1] // 32, SENSOR[0] // 32, 1)).astype(np.float32)
+    still += cv2.resize(coarse, SENSOR, interpolation=cv2.INTER_CUBIC)[:, :, None]
     still += rng.normal(0.0, 4.0, still.shape).astype(np.float32)
     still = np.clip(still, 0, 255).astype(np.uint8)
     sh, sw = small.shape[:2]
@@ -71,19 +76,9 @@ def bin_of(size: float) -> str:
     return f">={lo}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def read_stills(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every card of every still: its true index height, found or not, its detected box, the still's ms."""
     import cv2
-
-    parser = argparse.ArgumentParser(
-        prog="python -m vision.placement_eval", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("--truth", type=Path, default=Path("datasets/camera/truth/val.jsonl"))
-    parser.add_argument("--limit", type=int, default=40)
-    parser.add_argument("--fill", type=float, nargs="+", default=[1.0, 0.7, 0.5])
-    parser.add_argument("--capture", type=int, nargs="+", default=[4608, 2304, 1536])
-    parser.add_argument("--kind", nargs="+", default=["table", "scatter", "seep"])
-    parser.add_argument("--json", type=Path, help="also write every card's result here")
-    args = parser.parse_args(argv)
 
     entries = [e for e in load_truth(args.truth) if e.get("kind") in args.kind and e.get("corners")]
     entries = entries[: args.limit]
@@ -91,7 +86,6 @@ def main(argv: list[str] | None = None) -> int:
     detector = CardDetector().load()
     rng = np.random.default_rng(57)
     rows: list[dict[str, Any]] = []
-    times: dict[int, list[float]] = defaultdict(list)
     for n, entry in enumerate(entries):
         photo = cv2.imread(str(photos / entry["image"]))
         if photo is None:
@@ -102,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             heights[c["code"]] = max(heights.get(c["code"], 0.0), float(c["h"]))
         for fill in args.fill:
             still = on_table(photo, fill, rng)
-            for width in args.capture:
+            for width in args.capture:  # one after the other: the widths meet the same load
                 k = width / SENSOR[0]
                 shot = (
                     still
@@ -110,10 +104,13 @@ def main(argv: list[str] | None = None) -> int:
                     else cv2.resize(still, (width, round(SENSOR[1] * k)), interpolation=cv2.INTER_AREA)
                 )
                 start = time.perf_counter()
-                reading = read_cards(shot, detector, name=entry["image"])
-                times[width].append((time.perf_counter() - start) * 1000.0)
-                got = Counter(reading.codes)
-                boxes = {card.code: max(box_size(b) for b in card.boxes) for card in reading.cards}
+                try:
+                    cards = read_cards(shot, detector, name=entry["image"]).cards
+                except ImageError:  # too flat to be a photo of cards: the kiosk refuses it, nothing is read
+                    cards = ()
+                ms = (time.perf_counter() - start) * 1000.0
+                got = Counter(card.code for card in cards)
+                boxes = {card.code: max(box_size(b) for b in card.boxes) for card in cards}
                 for code in entry["cards"]:
                     if code not in heights:
                         continue
@@ -122,55 +119,116 @@ def main(argv: list[str] | None = None) -> int:
                         got[code] -= 1
                     rows.append(
                         {
-                            "image": entry["image"],
+                            "still": f"{entry['image']}@{fill}",
                             "fill": fill,
                             "capture": width,
                             "height_px": heights[code] * fill * k,
                             "found": found,
                             "box_px": boxes.get(code) if found else None,
+                            "ms": ms,
                         }
                     )
         print(f"{n + 1}/{len(entries)} {entry['image']}", flush=True)
+        if args.json:  # so far, in case the run is stopped
+            args.json.write_text(json.dumps(rows))
+    return rows
 
-    print("\nrecall by true corner-index height in the still (photo pixels), per capture width")
-    header = "| height px | " + " | ".join(f"{w} px" for w in args.capture) + " | all |"
-    print(header)
-    print("|" + "---|" * (len(args.capture) + 2))
-    labels = sorted(
-        {bin_of(float(r["height_px"])) for r in rows}, key=lambda s: float(s.split("-")[0].lstrip(">="))
-    )
-    for label in labels:
-        cells = []
-        for width in [*args.capture, None]:
-            sel = [
-                r
-                for r in rows
-                if bin_of(float(r["height_px"])) == label and (width is None or r["capture"] == width)
-            ]
-            cells.append(f"{sum(bool(r['found']) for r in sel) / len(sel):.3f} ({len(sel)})" if sel else "-")
-        print(f"| {label} | " + " | ".join(cells) + " |")
-    print("\nrecall by fill and capture width (fill 1.0 at 4608 px: a 1 m table under a Camera Module 3)")
-    for fill in args.fill:
-        cells = []
-        for width in args.capture:
-            sel = [r for r in rows if r["fill"] == fill and r["capture"] == width]
-            med = statistics.median(float(r["height_px"]) for r in sel)
-            cells.append(f"{width}: {sum(bool(r['found']) for r in sel) / len(sel):.3f} (index {med:.0f} px)")
-        print(f"fill {fill}: " + ", ".join(cells))
-    print(
-        "\nmedian / p90 reading ms per capture width (this machine): "
-        + ", ".join(
-            f"{w}: {statistics.median(t):.0f} / {sorted(t)[int(0.9 * (len(t) - 1))]:.0f}"
-            for w, t in times.items()
+
+def _recall(rows: list[dict[str, Any]]) -> str:
+    return f"{sum(bool(r['found']) for r in rows) / len(rows):.3f} ({len(rows)})" if rows else "-"
+
+
+def _order(label: str) -> float:
+    return float(label.split("-")[0].lstrip(">="))
+
+
+def report(rows: list[dict[str, Any]], command: str) -> str:
+    """The measurement as markdown: recall by the true index height, by the still's median detected corner
+    box (what the camera check sees), and the reading time per capture width."""
+    captures = sorted({int(r["capture"]) for r in rows}, reverse=True)
+    out = [
+        "# How small a corner the reading reads, and at which capture size",
+        "",
+        f"Generated by `{command}` (vision/placement_eval.py explains the scenes). Recall: cards read "
+        "right over cards in the scene (count in brackets).",
+        "",
+        "## Recall by the corner index's true height in the photo (pixels)",
+        "",
+        "| index height px | " + " | ".join(f"{w} px wide" for w in captures) + " | all |",
+        "|" + "---|" * (len(captures) + 2),
+    ]
+    for label in sorted({bin_of(float(r["height_px"])) for r in rows}, key=_order):
+        sel = [r for r in rows if bin_of(float(r["height_px"])) == label]
+        cells = [_recall([r for r in sel if r["capture"] == w]) for w in captures]
+        out.append(f"| {label} | " + " | ".join(cells) + f" | {_recall(sel)} |")
+    stills: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        stills[(str(r["still"]), int(r["capture"]))].append(r)
+    out += [
+        "",
+        "## Recall by the photo's median detected corner box (`sqrt(w * h)`, pixels): what the check sees",
+        "",
+        "| median corner box px | photos | recall |",
+        "|---|---|---|",
+    ]
+    by_box: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for cards in stills.values():
+        boxes = [float(r["box_px"]) for r in cards if r["box_px"]]
+        label = bin_of(statistics.median(boxes)) if boxes else "none read"
+        by_box[label].extend(cards)
+    for label in sorted(by_box, key=lambda s: -1.0 if s == "none read" else _order(s)):
+        n_photos = len({(r["still"], r["capture"]) for r in by_box[label]})
+        out.append(f"| {label} | {n_photos} | {_recall(by_box[label])} |")
+    out += ["", "## Reading time per capture width (this machine, the widths read one after the other)", ""]
+    out += [
+        "| capture width | median ms | 90th percentile ms | median ratio to the widest |",
+        "|---|---|---|---|",
+    ]
+    per_still = {key: float(cards[0]["ms"]) for key, cards in stills.items() if "ms" in cards[0]}
+    widest = captures[0]
+    for w in captures:
+        ms = sorted(v for (_, cw), v in per_still.items() if cw == w)
+        if not ms:
+            continue
+        ratios = [
+            v / per_still[(s, widest)]
+            for (s, cw), v in per_still.items()
+            if cw == w and (s, widest) in per_still
+        ]
+        out.append(
+            f"| {w} | {statistics.median(ms):.0f} | {ms[int(0.9 * (len(ms) - 1))]:.0f} | "
+            f"{statistics.median(ratios):.2f} |"
         )
+    ratios = sorted(float(r["box_px"]) / float(r["height_px"]) for r in rows if r["box_px"])
+    if ratios:
+        out += [
+            "",
+            "Detected corner box over the true index height, cards read: median "
+            f"{statistics.median(ratios):.2f} "
+            f"(10th percentile {ratios[len(ratios) // 10]:.2f}, 90th {ratios[9 * len(ratios) // 10]:.2f}).",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.placement_eval", description=__doc__.split("\n")[0]
     )
-    ratios = [float(r["box_px"]) / float(r["height_px"]) for r in rows if r["box_px"]]
-    print(
-        f"detected box size / true index height: median {statistics.median(ratios):.2f} "
-        f"(p10 {sorted(ratios)[len(ratios) // 10]:.2f}, p90 {sorted(ratios)[9 * len(ratios) // 10]:.2f})"
-    )
-    if args.json:
-        args.json.write_text(json.dumps(rows))
+    parser.add_argument("--truth", type=Path, default=Path("datasets/camera/truth/val.jsonl"))
+    parser.add_argument("--limit", type=int, default=40)
+    parser.add_argument("--fill", type=float, nargs="+", default=[1.0, 0.6, 0.35, 0.2])
+    parser.add_argument("--capture", type=int, nargs="+", default=[4608, 2304, 1536])
+    parser.add_argument("--kind", nargs="+", default=["table", "scatter", "seep"])
+    parser.add_argument("--json", type=Path, help="also write every card's result here (as it goes)")
+    parser.add_argument("--rows", type=Path, help="report on the results a --json run wrote, reading nothing")
+    parser.add_argument("--report", type=Path, help="write the report (markdown) here too")
+    args = parser.parse_args(argv)
+    rows = json.loads(args.rows.read_text()) if args.rows else read_stills(args)
+    command = "python -m vision.placement_eval " + " ".join(argv if argv is not None else sys.argv[1:])
+    text = report(rows, command)
+    print(text)
+    if args.report:
+        args.report.write_text(text, encoding="utf-8")
     return 0
 
 
