@@ -333,6 +333,11 @@ class Kiosk:
             shown.meta["photo"] = str(shown.record.photo) if shown.record.photo else None
         self.save()
 
+    @property
+    def keeping(self) -> bool:
+        """Whether a scan on screen is not yet tied to its round (its photo and reading being written)."""
+        return bool(self._unkept)
+
     def finish_keeping(self) -> None:
         """Tie every scan shown so far to its round (waiting for those being kept): before a round is
         confirmed, replaced or left."""
