@@ -33,6 +33,9 @@ Options:
   --rotation DEG     rotate the picture and touch by 0, 90, 180 or 270 degrees (default: the display's)
   --touch PROVIDER   Kivy touch reader for the panel: mtdev (default) or hidinput
   --no-start         install and enable the service, but do not (re)start it now
+  --runtime NAME     the card model's runtime: auto (default: times ONNX Runtime and NCNN on this Pi
+                     and writes the faster into the kiosk's settings; ONNX Runtime unless NCNN is faster
+                     by more than a tenth), onnx or ncnn
   --share            also let phones on the home network reach the kiosk's scores page (the same as
                      sudo deploy/share.sh on; without it nothing is opened, and an earlier --share stays)
   --dry-run          print what would be done; change nothing (no root needed)
@@ -49,6 +52,7 @@ TOUCH=mtdev
 START=1
 FORCE=0
 SHARE=0
+RUNTIME=auto
 PREFIX=/opt/tabletally
 STATE_DIR=/var/lib/tabletally
 ETC_DIR=/etc/tabletally
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
     --rotation) need_value "$@"; ROTATION=$2; shift 2 ;;
     --touch) need_value "$@"; TOUCH=$2; shift 2 ;;
     --no-start) START=0; shift ;;
+    --runtime) need_value "$@"; RUNTIME=$2; shift 2 ;;
     --share) SHARE=1; shift ;;
     --dry-run) DRY_RUN=1; shift ;;
     --force) FORCE=1; shift ;;
@@ -80,6 +85,7 @@ case $DISPLAY_KIND in
 esac
 case $ROTATION in "" | 0 | 90 | 180 | 270) ;; *) die "--rotation must be 0, 90, 180 or 270, not '$ROTATION'" 2 ;; esac
 case $TOUCH in mtdev | hidinput) ;; *) die "--touch must be mtdev or hidinput, not '$TOUCH'" 2 ;; esac
+case $RUNTIME in auto | onnx | ncnn) ;; *) die "--runtime must be auto, onnx or ncnn, not '$RUNTIME'" 2 ;; esac
 
 VENV=$PREFIX/venv
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabletally-install.XXXXXX")
@@ -301,6 +307,36 @@ ensure_dir "$(path "$STATE_DIR")" 0750 "$KIOSK_USER"
 ensure_dir "$(path "$STATE_DIR/data")" 0750 "$KIOSK_USER"
 ensure_dir "$(path "$STATE_DIR/kivy")" 0750 "$KIOSK_USER"
 "$SYSTEM_PYTHON" "$HERE/render.py" --out "$WORK/kiosk.env" env "${SETTINGS[@]}"
+# The card model's runtime: timed here, on this Pi, by the code `tabletally doctor` times it with
+# (vision.ncnn_backend: each runtime in a child process); its two lines (why, then the setting) go into
+# kiosk.env, which the service reads before local.env (where a setting of one's own wins).
+CHOOSE=("$venv_dir/bin/python" -m vision.ncnn_backend --choose)
+if [ "$RUNTIME" != auto ]; then
+  log "card model runtime: $RUNTIME (--runtime)"
+  printf '# the card model runtime given to the installer (--runtime %s)\nTABLETALLY_RUNTIME=%s\n' \
+    "$RUNTIME" "$RUNTIME" >"$WORK/runtime.env"
+elif dry; then
+  printf 'would run: %s\n' "$(quoted "${CHOOSE[@]}")"
+  printf '# (the dry run times nothing: ONNX Runtime, the default, until timed)\nTABLETALLY_RUNTIME=onnx\n' \
+    >"$WORK/runtime.env"
+else
+  log "timing the card model with ONNX Runtime and with NCNN on this Pi (up to a few minutes) ..."
+  if "${CHOOSE[@]}" >"$WORK/runtime.env" 2>"$WORK/runtime.err" &&
+    grep -Eq '^TABLETALLY_RUNTIME=(onnx|ncnn)$' "$WORK/runtime.env"; then
+    log "card model runtime: $(sed -n 's/^TABLETALLY_RUNTIME=//p' "$WORK/runtime.env") ($(sed -n 's/^# //p' "$WORK/runtime.env"))"
+  else
+    warn "the runtimes could not be timed ($(tail -n 1 "$WORK/runtime.err" 2>/dev/null)); the kiosk reads with
+  ONNX Runtime, the default. 'tabletally doctor' times them again."
+    printf '# the runtimes could not be timed when installing: ONNX Runtime, the default\nTABLETALLY_RUNTIME=onnx\n' \
+      >"$WORK/runtime.env"
+  fi
+fi
+# Times vary from run to run: only the choice is kept (the doctor shows today's times), so a second install
+# with the same choice leaves kiosk.env as it was.
+{
+  printf '# The card model runtime, chosen by deploy/install.sh on this Pi (tabletally doctor shows why):\n'
+  grep '^TABLETALLY_RUNTIME=' "$WORK/runtime.env"
+} >>"$WORK/kiosk.env"
 write_file "$(path "$ETC_DIR/kiosk.env")" 0644 root:root "$WORK/kiosk.env"
 
 KIVY_CONFIG=(--session "$SESSION" --rotation "$ROTATION" --touch "$TOUCH")

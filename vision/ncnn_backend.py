@@ -15,9 +15,14 @@ when the model loads; its absence is a clear :class:`ModelError`.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +33,24 @@ from vision.errors import InvalidValueError, ModelError
 from vision.model_config import exported_imgsz, load_class_codes
 from vision.runtime import MODELS_DIR
 
-__all__ = ["DEFAULT_NCNN", "RUNTIME_ENV", "RUNTIMES", "NcnnDetector", "detector_for_runtime", "time_runtimes"]
+__all__ = [
+    "DEFAULT_NCNN",
+    "RUNTIMES",
+    "RUNTIME_ENV",
+    "NcnnDetector",
+    "choose_runtime",
+    "detector_for_runtime",
+    "time_runtimes",
+    "time_runtimes_apart",
+]
 
 DEFAULT_NCNN = MODELS_DIR / "cards.ncnn.param"
 """The converted model's graph; its weights are the ``.bin`` beside it."""
 RUNTIME_ENV = "TABLETALLY_RUNTIME"  # onnx (default) or ncnn: the runtime the kiosk reads with
 RUNTIMES = ("onnx", "ncnn")
+DEFAULT_RUNTIME = "onnx"
+NAMES = {"onnx": "ONNX Runtime", "ncnn": "NCNN"}
+AS_GOOD = 1.1  # a runtime within this factor of the fastest is as good (the default is kept)
 INPUT_NAME = "in0"  # pnnx's names for the converted graph's input and output
 OUTPUT_NAME = "out0"
 
@@ -114,9 +131,11 @@ def detector_for_runtime(runtime: str | None = None, **kwargs: Any) -> CardDetec
 def time_runtimes(
     images: list[np.ndarray], repeat: int = 3, threads: int = 2, runtimes: tuple[str, ...] = RUNTIMES
 ) -> dict[str, float | str]:
-    """Median ms of one model pass per runtime on ``images`` (letterboxed as the detector does), on this
-    device; a runtime that cannot load gives its message instead. For ``tabletally doctor``."""
-    from vision.geometry import letterbox
+    """Median ms of one model pass per runtime on ``images``, each letterboxed to the input that runtime's
+    model gets in the kiosk (a fixed input, else the photo's "rect" input), on this device; a runtime that
+    cannot load gives its message instead. In this process: :func:`time_runtimes_apart` runs it in one
+    child process per runtime, as the doctor and the installer do."""
+    from vision.geometry import letterbox, rect_input_size
 
     results: dict[str, float | str] = {}
     for runtime in runtimes:
@@ -125,8 +144,10 @@ def time_runtimes(
         except ModelError as exc:
             results[runtime] = str(exc)
             continue
-        size = detector.input_hw or (detector.imgsz, detector.imgsz)
-        padded = [letterbox(image, size)[0] for image in images]
+        padded = [
+            letterbox(image, detector.input_hw or rect_input_size(image.shape[:2], detector.imgsz))[0]
+            for image in images
+        ]
         detector.run_model(padded[0])  # the first pass allocates
         times = []
         for _ in range(repeat):
@@ -136,3 +157,100 @@ def time_runtimes(
                 times.append((time.perf_counter() - start) * 1000)
         results[runtime] = statistics.median(times)
     return results
+
+
+TIMING_PHOTOS = 2  # the bundled demo photos timed by time_runtimes_apart
+TIMING_LIMIT_S = 180  # a runtime whose timing takes longer is named as too slow
+# One runtime timed in a child process: prints {"<runtime>": ms or its message} as one JSON line.
+_TIME_ONE_RUNTIME = """
+import json, sys
+from vision.camera import demo_photos, load_image
+from vision.ncnn_backend import time_runtimes
+photos = [load_image(p) for p in demo_photos()[: int(sys.argv[2])]]
+print(json.dumps(time_runtimes(photos, runtimes=(sys.argv[1],))))
+"""
+
+
+def time_runtimes_apart(runtimes: tuple[str, ...] = RUNTIMES) -> dict[str, float | str]:
+    """:func:`time_runtimes` on the bundled demo photos, each runtime in a child process of its own: one
+    that crashes or hangs is named as such, and no runtime's threads or libraries stay in the caller's
+    process (``tabletally doctor``, the installer's choice: :func:`main`)."""
+    results: dict[str, float | str] = {}
+    for runtime in runtimes:
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", _TIME_ONE_RUNTIME, runtime, str(TIMING_PHOTOS)],
+                capture_output=True,
+                text=True,
+                timeout=TIMING_LIMIT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            results[runtime] = f"timing it took more than {TIMING_LIMIT_S // 60} minutes"
+            continue
+        try:
+            value = json.loads(proc.stdout.strip().splitlines()[-1])[runtime]
+        except (ValueError, IndexError, KeyError, TypeError):
+            value = f"timing it stopped with exit status {proc.returncode}"
+        results[runtime] = value if isinstance(value, float | int | str) else str(value)
+    return results
+
+
+def choose_runtime(times: Mapping[str, float | str]) -> tuple[str, str]:
+    """The runtime the kiosk should read with, given one pass's ms per runtime on this device (a message
+    for one that could not run), and why, in words. ONNX Runtime unless another is faster by more than
+    ``AS_GOOD`` (a tenth): a close race is not worth leaving the default for."""
+    measured = {k: float(v) for k, v in times.items() if isinstance(v, float | int)}
+    if DEFAULT_RUNTIME not in measured:
+        problem = times.get(DEFAULT_RUNTIME, "not timed")
+        if not measured:
+            return (
+                DEFAULT_RUNTIME,
+                f"no runtime could be timed ({NAMES[DEFAULT_RUNTIME]}: {problem}): the default",
+            )
+        fastest = min(measured, key=lambda k: measured[k])
+        return (
+            fastest,
+            f"{NAMES[fastest]} {measured[fastest]:.0f} ms; {NAMES[DEFAULT_RUNTIME]} could not run: {problem}",
+        )
+    fastest = min(measured, key=lambda k: measured[k])
+    base = measured[DEFAULT_RUNTIME]
+    shown = ", ".join(f"{NAMES.get(k, k)} {v:.0f} ms" for k, v in sorted(measured.items()))
+    if fastest != DEFAULT_RUNTIME and base > AS_GOOD * measured[fastest]:
+        return fastest, f"{shown}: {NAMES[fastest]} is {base / measured[fastest]:.1f}x faster here"
+    return (
+        DEFAULT_RUNTIME,
+        f"{shown}: {NAMES[DEFAULT_RUNTIME]}, the default, is as fast here (within a tenth)",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.ncnn_backend --choose``: time each runtime on this device (in child processes)
+    and print the kiosk's choice as an environment line, ``TABLETALLY_RUNTIME=onnx`` or ``=ncnn``, after
+    a comment line saying why. ``--times JSON`` chooses from figures timed elsewhere (as the doctor's
+    ``--json`` gives them) instead. The installer writes these lines into the kiosk's environment."""
+    parser = argparse.ArgumentParser(prog="python -m vision.ncnn_backend", description=main.__doc__)
+    parser.add_argument("--choose", action="store_true", required=True, help="time and choose the runtime")
+    parser.add_argument("--times", help='ms per runtime as JSON, e.g. \'{"onnx": 170, "ncnn": 90}\'')
+    args = parser.parse_args(argv)
+    if args.times is None:
+        times: Mapping[str, float | str] = time_runtimes_apart()
+    else:
+        try:
+            times = json.loads(args.times)
+            if not isinstance(times, dict):
+                raise ValueError("not an object")
+        except ValueError as exc:
+            print(
+                f"vision.ncnn_backend: --times must be a JSON object of ms per runtime: {exc}",
+                file=sys.stderr,
+            )
+            return 2
+    runtime, why = choose_runtime(times)
+    print(f"# {why}")
+    print(f"{RUNTIME_ENV}={runtime}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

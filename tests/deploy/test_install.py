@@ -163,7 +163,7 @@ def test_install_sets_up_everything_in_the_fake_root(fake_pi, user) -> None:
 
     calls = fake_pi.calls()
     assert ["apt-get", "install", "-y", "--no-install-recommends", "python3-picamera2"] in calls
-    pip = [c for c in calls if c[:2] == ["venv-python", "-m"]][-1]
+    pip = [c for c in calls if c[:3] == ["venv-python", "-m", "pip"]][-1]
     assert pip[-2] == str(p("/opt/tabletally/constraints.txt"))
     assert Path(pip[-1]).name == "src" and Path(pip[-1]).parent.name.startswith("tabletally-install.")
     assert ["systemctl", "enable", "tabletally-kiosk.service"] in calls
@@ -218,3 +218,64 @@ def test_the_installed_unit_passes_systemd_analyze_verify(fake_pi, user, tmp_pat
         ["systemd-analyze", "verify", str(copy)], capture_output=True, text=True, check=False
     )
     assert (check.returncode, (check.stdout + check.stderr).strip()) == (0, "")
+
+
+def _kiosk_env(fake_pi) -> list[str]:
+    return fake_pi.path("/etc/tabletally/kiosk.env").read_text().splitlines()
+
+
+def test_the_installer_times_both_runtimes_on_the_pi_and_the_kiosk_reads_with_the_faster(
+    fake_pi, user
+) -> None:
+    result = _install(fake_pi, user)  # the fake Pi's times: ONNX Runtime 168 ms, NCNN 88 ms
+    assert result.returncode == 0, result.stderr
+    choose = [c for c in fake_pi.calls("venv-python") if "--choose" in c]
+    assert choose == [["venv-python", "-m", "vision.ncnn_backend", "--choose"]]
+    assert (
+        "install.sh: card model runtime: ncnn (NCNN 88 ms, ONNX Runtime 168 ms: NCNN is 1.9x faster here)"
+        in result.stdout.splitlines()
+    )
+    env = _kiosk_env(fake_pi)
+    assert env[-1] == "TABLETALLY_RUNTIME=ncnn" and env.count("TABLETALLY_RUNTIME=ncnn") == 1
+    # the service reads kiosk.env, then local.env, where a setting of one's own wins
+    unit = fake_pi.path("/etc/systemd/system/tabletally-kiosk.service").read_text()
+    assert unit.index("EnvironmentFile=/etc/tabletally/kiosk.env") < unit.index(
+        "EnvironmentFile=-/etc/tabletally/local.env"
+    )
+
+
+def test_onnx_runtime_stays_where_ncnn_is_not_faster_by_more_than_a_tenth(fake_pi, user) -> None:
+    env = fake_pi.env(FAKE_PI_MISSING="python3-picamera2", FAKE_PI_TIMES='{"onnx": 100.0, "ncnn": 95.0}')
+    result = fake_pi.run("install.sh", "--user", user, env=env)
+    assert result.returncode == 0, result.stderr
+    assert _kiosk_env(fake_pi)[-1] == "TABLETALLY_RUNTIME=onnx"
+    assert "ONNX Runtime, the default, is as fast here (within a tenth)" in result.stdout
+
+
+def test_runtimes_that_cannot_be_timed_leave_the_default_with_a_warning(fake_pi, user) -> None:
+    env = fake_pi.env(FAKE_PI_MISSING="python3-picamera2", FAKE_PI_TIMES="not json")
+    result = fake_pi.run("install.sh", "--user", user, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (
+        "the runtimes could not be timed (vision.ncnn_backend: --times must be a JSON object" in result.stderr
+    )
+    assert _kiosk_env(fake_pi)[-1] == "TABLETALLY_RUNTIME=onnx"
+
+
+def test_a_runtime_given_to_the_installer_is_used_without_timing(fake_pi, user) -> None:
+    env = fake_pi.env(FAKE_PI_MISSING="python3-picamera2")
+    result = fake_pi.run("install.sh", "--user", user, "--runtime", "onnx", env=env)
+    assert result.returncode == 0, result.stderr
+    assert [c for c in fake_pi.calls("venv-python") if "--choose" in c] == []
+    assert "install.sh: card model runtime: onnx (--runtime)" in result.stdout.splitlines()
+    assert _kiosk_env(fake_pi)[-1] == "TABLETALLY_RUNTIME=onnx"
+    bad = fake_pi.run("install.sh", "--dry-run", "--user", user, "--runtime", "tflite")
+    assert bad.returncode == 2 and "--runtime must be auto, onnx or ncnn, not 'tflite'" in bad.stderr
+
+
+def test_the_dry_run_says_it_would_time_the_runtimes(fake_pi, user) -> None:
+    result = fake_pi.run("install.sh", "--dry-run", "--user", user)
+    assert result.returncode == 0, result.stderr
+    venv = fake_pi.path("/opt/tabletally/venv")
+    assert f"would run: {venv}/bin/python -m vision.ncnn_backend --choose" in result.stdout.splitlines()
+    assert "    | TABLETALLY_RUNTIME=onnx" in result.stdout.splitlines()

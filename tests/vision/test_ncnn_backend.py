@@ -62,3 +62,62 @@ def test_the_kiosk_runtime_comes_from_the_environment(monkeypatch: pytest.Monkey
 def test_both_runtimes_are_timed_on_the_device() -> None:
     times = time_runtimes([load_image(demo_photos()[0])], repeat=1)
     assert set(times) == {"onnx", "ncnn"} and all(isinstance(ms, float) and ms > 0 for ms in times.values())
+
+
+def test_the_kiosk_keeps_onnx_runtime_unless_another_is_faster_by_more_than_a_tenth() -> None:
+    from vision.ncnn_backend import choose_runtime
+
+    assert choose_runtime({"onnx": 48.0, "ncnn": 460.0})[0] == "onnx"
+    assert choose_runtime({"onnx": 100.0, "ncnn": 95.0}) == (
+        "onnx",
+        "NCNN 95 ms, ONNX Runtime 100 ms: ONNX Runtime, the default, is as fast here (within a tenth)",
+    )
+    assert choose_runtime({"onnx": 168.0, "ncnn": 88.0}) == (
+        "ncnn",
+        "NCNN 88 ms, ONNX Runtime 168 ms: NCNN is 1.9x faster here",
+    )
+
+
+def test_a_runtime_that_cannot_run_is_never_chosen_and_its_reason_is_given() -> None:
+    from vision.ncnn_backend import choose_runtime
+
+    assert choose_runtime({"onnx": 50.0, "ncnn": "the ncnn runtime is not installed"})[0] == "onnx"
+    runtime, why = choose_runtime({"onnx": "model file missing", "ncnn": 90.0})
+    assert runtime == "ncnn" and why == "NCNN 90 ms; ONNX Runtime could not run: model file missing"
+    runtime, why = choose_runtime({"onnx": "model file missing", "ncnn": "not installed"})
+    assert runtime == "onnx" and why.startswith(
+        "no runtime could be timed (ONNX Runtime: model file missing)"
+    )
+
+
+def test_the_choice_is_printed_as_the_kiosk_environments_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from vision.ncnn_backend import main
+
+    assert main(["--choose", "--times", '{"onnx": 168, "ncnn": 88}']) == 0
+    assert (
+        capsys.readouterr().out
+        == "# NCNN 88 ms, ONNX Runtime 168 ms: NCNN is 1.9x faster here\nTABLETALLY_RUNTIME=ncnn\n"
+    )
+    assert main(["--choose", "--times", "[1, 2]"]) == 2
+    assert "--times must be a JSON object" in capsys.readouterr().err
+
+
+def test_each_runtime_is_timed_in_a_child_process_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+
+    from vision import ncnn_backend
+
+    seen: list[list[str]] = []
+
+    def child(cmd: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+        seen.append(cmd)
+        if cmd[3] == "ncnn":
+            return subprocess.CompletedProcess(cmd, -11, "", "Segmentation fault")
+        return subprocess.CompletedProcess(cmd, 0, 'loading\n{"onnx": 41.5}\n', "")
+
+    monkeypatch.setattr(subprocess, "run", child)
+    assert ncnn_backend.time_runtimes_apart() == {
+        "onnx": 41.5,
+        "ncnn": "timing it stopped with exit status -11",
+    }
+    assert [cmd[3] for cmd in seen] == ["onnx", "ncnn"] and all(cmd[1] == "-c" for cmd in seen)

@@ -931,50 +931,19 @@ def check_placement(
     )
 
 
-# One runtime timed in a child process: prints {"<runtime>": ms or its message} as one JSON line.
-_TIME_ONE_RUNTIME = """
-import json, sys
-from vision.camera import demo_photos, load_image
-from vision.ncnn_backend import time_runtimes
-print(json.dumps(time_runtimes([load_image(p) for p in demo_photos()[:2]], runtimes=(sys.argv[1],))))
-"""
-
-
 def _time_runtimes() -> Mapping[str, float | str]:
-    """One model pass on the bundled photos with each runtime, on this device (vision.ncnn_backend), each
-    runtime in a child process of its own: one that crashes or hangs is named as such, and no runtime's
-    threads or libraries stay in the doctor's process."""
-    from vision.ncnn_backend import RUNTIMES
+    """One model pass on the bundled photos with each runtime on this device, each in a child process of
+    its own (vision.ncnn_backend.time_runtimes_apart: the installer's choice times the same way)."""
+    from vision.ncnn_backend import time_runtimes_apart
 
-    results: dict[str, float | str] = {}
-    for runtime in RUNTIMES:
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-c", _TIME_ONE_RUNTIME, runtime],
-                capture_output=True,
-                text=True,
-                timeout=180,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            results[runtime] = "timing it took more than 3 minutes"
-            continue
-        try:
-            value = json.loads(proc.stdout.strip().splitlines()[-1])[runtime]
-        except (ValueError, IndexError, KeyError, TypeError):
-            value = f"timing it stopped with exit status {proc.returncode}"
-        results[runtime] = value if isinstance(value, float | int | str) else str(value)
-    return results
-
-
-RUNTIME_NAMES = {"onnx": "ONNX Runtime", "ncnn": "NCNN"}
+    return time_runtimes_apart()
 
 
 def check_runtime(time_runtimes: Callable[[], Mapping[str, float | str]], env: Mapping[str, str]) -> Check:
-    """Time one pass of the card model with each runtime on this device, and say whether the kiosk reads
-    with the faster one (``$TABLETALLY_RUNTIME``, ONNX Runtime unless set; a runtime within 10 % of the
-    fastest is as good)."""
-    from vision.ncnn_backend import RUNTIME_ENV
+    """Time one pass of the card model with each runtime on this device, and say which the kiosk reads with
+    (``$TABLETALLY_RUNTIME``, as the installer chose it, else ONNX Runtime) and why; a warning when the
+    choice the installer would make now (vision.ncnn_backend.choose_runtime) is another."""
+    from vision.ncnn_backend import AS_GOOD, NAMES, RUNTIME_ENV, choose_runtime
 
     chosen = (env.get(RUNTIME_ENV) or "onnx").strip().lower()
     times = time_runtimes()
@@ -982,26 +951,28 @@ def check_runtime(time_runtimes: Callable[[], Mapping[str, float | str]], env: M
     details: dict[str, Any] = {f"{k}_ms": round(v, 1) for k, v in measured.items()}
     details.update({f"{k}_error": v for k, v in times.items() if isinstance(v, str)})
     details["kiosk_uses"] = chosen
-    shown = ", ".join(f"{RUNTIME_NAMES.get(k, k)} {v:.0f} ms" for k, v in sorted(measured.items()))
     if not measured:
         return Check(
             CheckName.RUNTIME, Status.WARN, "no runtime could run the card model", MODEL_MISSING_FIX, details
         )
-    fastest = min(measured, key=lambda k: measured[k])
-    if chosen in measured and measured[chosen] <= 1.1 * measured[fastest]:
+    best, why = choose_runtime(times)
+    details["best_here"] = best
+    where = f"set in {RUNTIME_ENV}" if env.get(RUNTIME_ENV) else "the default"
+    name = NAMES.get(chosen, chosen)
+    if chosen == best or (chosen in measured and measured[chosen] <= AS_GOOD * min(measured.values())):
         return Check(
             CheckName.RUNTIME,
             Status.OK,
-            f"one pass of the card model: {shown}; the kiosk reads with {RUNTIME_NAMES.get(chosen, chosen)}",
+            f"the kiosk reads with {name} ({where}); one pass: {why}",
             details=details,
         )
     return Check(
         CheckName.RUNTIME,
         Status.WARN,
-        f"one pass of the card model: {shown}; {RUNTIME_NAMES.get(fastest, fastest)} is faster here than "
-        f"the kiosk's {RUNTIME_NAMES.get(chosen, chosen)}",
-        f"Put {RUNTIME_ENV}={fastest} in /etc/tabletally/local.env and restart the kiosk "
-        "(sudo systemctl restart tabletally-kiosk).",
+        f"the kiosk reads with {name} ({where}), but {NAMES.get(best, best)} is faster here; one pass: {why}",
+        "Run the installer again (sudo deploy/install.sh: it times both and writes the faster into "
+        f"/etc/tabletally/kiosk.env), or put {RUNTIME_ENV}={best} in /etc/tabletally/local.env; then restart "
+        "the kiosk (sudo systemctl restart tabletally-kiosk).",
         details,
     )
 
