@@ -46,11 +46,10 @@ from vision.model_config import (
     READER_ENV,
     ROTATION_CHOICES,
     ROTATIONS_ENV,
-    check_model_file,
     load_class_codes,
+    loading_conf,
     metadata_imgsz,
     metadata_names,
-    model_conf,
     model_from_env,
     reader_from_env,
     rotations_from,
@@ -237,10 +236,7 @@ class CardDetector:
         """Load the model now (it is otherwise loaded by the first ``detect``). Returns self."""
         with self._lock:
             if not self.loaded:
-                check_model_file(self.model_path)
-                tuned = model_conf(self.model_path) if self.requested_conf is None else None
-                if tuned is not None:
-                    self.conf = tuned
+                self.conf = loading_conf(self.model_path, self.requested_conf, self.conf)
                 self._load_onnx()
             if self.reader is not None:
                 self.reader.load()

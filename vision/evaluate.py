@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from vision.camera import DEMO_DIR
-from vision.detector import DEFAULT_ONNX, DEFAULT_ROTATIONS, CardDetector, rotations_from, tiling
+from vision.detector import CardDetector
 from vision.effort import EFFORTS, effort_from_env
+from vision.model_config import DEFAULT_ONNX, DEFAULT_ROTATIONS, rotations_from, tiling
 from vision.pipeline import read_cards
 from vision.reader import DEFAULT_READER
 from vision.types import InvalidValueError, VisionError, check_code

@@ -75,6 +75,17 @@ def check_model_file(path: Path) -> None:
         raise ModelError(f"model file {path} is empty")
 
 
+def loading_conf(model_path: Path, requested: float | None, default: float) -> float:
+    """What every detector does first when it loads ``model_path``: check the file is there
+    (:func:`check_model_file`), and give the confidence threshold to read with: ``requested`` when given,
+    else the model's tuned one (:func:`model_conf`), else ``default``."""
+    check_model_file(model_path)
+    if requested is not None:
+        return requested
+    tuned = model_conf(model_path)
+    return default if tuned is None else tuned
+
+
 def classes_json(model_path: Path) -> dict[str, Any]:
     """``classes.json`` beside the model as an object ({} when missing, unreadable or a bare list:
     :func:`load_class_codes` reports an unreadable one)."""

@@ -20,7 +20,7 @@ import numpy as np
 from vision.detector import DEFAULT_CONF, check_image_array
 from vision.errors import InvalidValueError, ModelError
 from vision.geometry import Letterbox, decode_predictions
-from vision.model_config import DEFAULT_PT, check_model_file, exported_imgsz, load_class_codes, model_conf
+from vision.model_config import DEFAULT_PT, exported_imgsz, load_class_codes, loading_conf
 from vision.types import CARD_CODES, Detection
 
 __all__ = ["UltralyticsDetector"]
@@ -73,10 +73,7 @@ class UltralyticsDetector:
         """Load the model now (it is otherwise loaded by the first ``detect``). Returns self."""
         with self._lock:
             if not self.loaded:
-                check_model_file(self.model_path)
-                tuned = model_conf(self.model_path) if self.requested_conf is None else None
-                if tuned is not None:
-                    self.conf = tuned
+                self.conf = loading_conf(self.model_path, self.requested_conf, self.conf)
                 self._load()
         return self
 

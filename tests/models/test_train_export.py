@@ -149,7 +149,8 @@ def test_the_kiosk_reads_a_rendered_card_in_its_turns(
     import numpy as np
 
     from vision.cards import cards_from_detections
-    from vision.detector import DEFAULT_ROTATIONS, CardDetector
+    from vision.detector import CardDetector
+    from vision.model_config import DEFAULT_ROTATIONS
 
     face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
     assert face is not None

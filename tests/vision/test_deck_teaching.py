@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ui.cli import main
-from vision.detector import DEFAULT_ONNX
+from vision.model_config import DEFAULT_ONNX
 from vision.reader import DEFAULT_READER, corner_patch
 
 pytestmark = [

@@ -22,7 +22,8 @@ import pytest
 
 from ui.cli import main
 from vision.camera import DEMO_DIR, FolderCamera
-from vision.detector import DEFAULT_ONNX, DEFAULT_ROTATIONS, CardDetector
+from vision.detector import CardDetector
+from vision.model_config import DEFAULT_ONNX, DEFAULT_ROTATIONS
 from vision.pipeline import read_cards
 from vision.reader import DEFAULT_READER
 from vision.types import CardReading

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vision.detector import DEFAULT_ONNX
 from vision.errors import InvalidValueError, VisionError
 from vision.evaluate import Score, hand_pairs, load_truth, main
+from vision.model_config import DEFAULT_ONNX
 from vision.types import CardReading, DetectedCard
 
 

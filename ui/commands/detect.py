@@ -104,7 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _tiling(text: str) -> int | None:
-    from vision.detector import tiling
+    from vision.model_config import tiling
 
     try:
         return tiling(text)
@@ -113,7 +113,7 @@ def _tiling(text: str) -> int | None:
 
 
 def _rotations(text: str) -> int:
-    from vision.detector import rotations_from
+    from vision.model_config import rotations_from
 
     try:
         return rotations_from(text)
