@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector import CardDetector, to_input_tensor
+from vision.detector import CardDetector
 from vision.errors import InvalidValueError, ModelError
 from vision.model_config import exported_imgsz, load_class_codes
 from vision.runtime import MODELS_DIR
@@ -94,11 +94,18 @@ class NcnnDetector(CardDetector):
         self._session = net
 
     def run_model(self, letterboxed: np.ndarray) -> np.ndarray:
-        """One pass through NCNN: the same ``(1, 4 + classes, anchors)`` output as the ONNX model's."""
-        tensor = to_input_tensor(letterboxed)[0]
+        """One pass through NCNN: the same ``(1, 4 + classes, anchors)`` output as the ONNX model's.
+
+        NCNN makes its input from the BGR pixels itself (turned to RGB, scaled to [0, 1]): a copy in its
+        own memory, about a tenth of the time a float array built by numpy takes to cross into NCNN."""
+        ncnn = self._ncnn
+        height, width = letterboxed.shape[:2]
+        pixels = np.ascontiguousarray(letterboxed)
+        tensor = ncnn.Mat.from_pixels(pixels, ncnn.Mat.PixelType.PIXEL_BGR2RGB, width, height)
+        tensor.substract_mean_normalize([], [1 / 255.0] * 3)
         extractor = self._session.create_extractor()
         try:
-            extractor.input(INPUT_NAME, self._ncnn.Mat(tensor).clone())
+            extractor.input(INPUT_NAME, tensor)
             status, out = extractor.extract(OUTPUT_NAME)
         finally:
             del extractor
