@@ -253,7 +253,7 @@ class CameraCheckScreen(Base):
         side.add_widget(AutoLbl(view.headline, size, bold=True, color=colour))
         if view.state == "live":
             side.add_widget(self.players_row(c))
-            hint = _("The dots are the seats. The whole table should be in view, with room round it.")
+            hint = _("The dots are the seats. Hang the camera so that the cards at every seat are in view.")
             side.add_widget(AutoLbl(hint, "s", color=MUTED))
         lines = vbox(size_hint_y=None, spacing=dp(2))
         lines.bind(minimum_height=lines.setter("height"))

@@ -15,9 +15,11 @@ the corners larger; it lets the camera hang lower (under a low shelf or lamp) fo
 :func:`check_placement` turns a reading (the cards read, with their corner boxes) into a
 :class:`Placement`: the median corner box in photo pixels and in model-input pixels (the photo fitted into
 the model's ``imgsz``), each seat's cards, and one :class:`Verdict` with the factor behind it.
-:func:`heights_table` gives deploy/README.md's table of heights. The thresholds (``MIN_CORNER_PX``,
-``GOOD_CORNER_PX``) and the kiosk's capture size (``CAPTURE_WIDTH``) were chosen by measurement with
-``python -m vision.placement_eval`` (docs/vision.md, "Where the camera hangs").
+:func:`heights_table` gives deploy/README.md's table of heights. The thresholds (``MIN_MODEL_PX``,
+``GOOD_MODEL_PX``) and the kiosk's capture size (``CAPTURE_WIDTH``) were chosen by measurement with
+``python -m vision.placement_eval`` (models/eval/placement.md): the reading finds a corner by its size in
+the model's view of the whole photo, whatever the photo's own size, so the thresholds are in model-input
+pixels and a larger still does not help a camera that hangs too high.
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ INDEX_MM = 8.0
 BOX_PER_INDEX = 1.06
 """A detected corner box's size (``sqrt(w * h)``) over the index's printed height, median over the
 cards read in the measurement (cards at every angle; an upright index's box is narrower than tall)."""
-MIN_CORNER_PX = 12.0
-"""Median detected corner box (photo pixels) under which the reading starts to lose cards."""
-GOOD_CORNER_PX = 16.0
-"""Median detected corner box (photo pixels) the advice aims for: a margin over ``MIN_CORNER_PX``."""
+MIN_MODEL_PX = 7.5
+"""Median detected corner box, in pixels of the model's view of the whole photo (the photo fitted into
+``imgsz``), under which the reading loses most cards (models/eval/placement.md)."""
+GOOD_MODEL_PX = 10.5
+"""The same size from which the reading read every card in the measurement: what the advice aims for."""
 CAPTURE_WIDTH = 2304
 """The still width the kiosk asks of a camera that can give more (the Camera Module 3's 2x2 binned mode)."""
 EDGE = 0.01
@@ -122,12 +125,21 @@ def still_size(sensor: tuple[int, int], width: int = CAPTURE_WIDTH) -> tuple[int
     return w, h
 
 
+def widest_view(model_px: float = GOOD_MODEL_PX, imgsz: int = 576, index_mm: float = INDEX_MM) -> float:
+    """Metres across the widest picture in which a corner still comes out ``model_px`` (a detected box,
+    ``BOX_PER_INDEX`` times the index) in the model's ``imgsz`` view of the whole photo."""
+    return imgsz * index_mm * BOX_PER_INDEX / model_px / 1000
+
+
 def heights_table(
-    tables_m: Sequence[float] = TABLES_M, lenses: Sequence[Lens] = LENSES, capture_width: int = CAPTURE_WIDTH
+    tables_m: Sequence[float] = TABLES_M,
+    lenses: Sequence[Lens] = LENSES,
+    capture_width: int = CAPTURE_WIDTH,
+    imgsz: int = 576,
 ) -> str:
     """deploy/README.md's table: for each lens and table width, the height at which the table fills the
-    picture's width, and the corner index's height in the kiosk's photo (the still the kiosk takes:
-    ``capture_width`` when the camera gives more, see :func:`still_size`)."""
+    picture's width, the corner index's height in the kiosk's photo (the still the kiosk takes:
+    ``capture_width`` when the camera gives more, see :func:`still_size`) and in the model's view of it."""
     head = "| Camera (field of view across, the kiosk's photo) | " + " | ".join(
         f"table {t:g} m across" for t in tables_m
     )
@@ -136,6 +148,12 @@ def heights_table(
         photo_w = still_size((lens.width_px, lens.height_px), capture_width)[0]
         cells = [f"{lens.height_for(t):.2f} m (index {index_px(t, photo_w):.0f} px)" for t in tables_m]
         lines.append(f"| {lens.name} ({lens.fov_deg:g} degrees, {photo_w} px) | " + " | ".join(cells) + " |")
+    model = [f"{index_px(t, imgsz):.1f} px" for t in tables_m]
+    lines.append(
+        f"| The index in the model's {imgsz} px view of the whole photo, any camera | "
+        + " | ".join(model)
+        + " |"
+    )
     return "\n".join(lines)
 
 
@@ -204,8 +222,8 @@ class Placement:
         """One line in English for logs and the doctor: the numbers and what to do."""
         size = (
             f"corner {self.corner_px:.0f} px in the {self.width}x{self.height} photo "
-            f"({self.model_px:.1f} px in the model input); readable from {MIN_CORNER_PX:g} px, "
-            f"aim for {GOOD_CORNER_PX:g}"
+            f"({self.model_px:.1f} px in the model input; it loses cards under {MIN_MODEL_PX:g}, reads "
+            f"them all from {GOOD_MODEL_PX:g})"
             if self.corner_px is not None and self.model_px is not None
             else f"no corner read in the {self.width}x{self.height} photo"
         )
@@ -269,9 +287,9 @@ def check_placement(
 
     The verdict, first match: nothing read -> NO_CARDS; a card cut by the frame's edge -> RAISE (WIDE when
     the camera would then hang over ``STAND_M`` and the lens is not already the Wide one); median corner
-    under ``GOOD_CORNER_PX`` -> LOWER when the cards leave room to come that much closer, else LOWER as far
-    as the room allows when that reaches ``MIN_CORNER_PX``, else CROWDED; a seat with no card -> MISSING;
-    else FINE.
+    under ``GOOD_MODEL_PX`` in the model's view -> LOWER when the cards leave room to come that much
+    closer, else LOWER as far as the room allows when that reaches ``MIN_MODEL_PX``, else CROWDED; a seat
+    with no card -> MISSING; else FINE.
     """
     if width <= 0 or height <= 0:
         raise InvalidValueError(f"photo size must be positive, got {width}x{height}")
@@ -329,13 +347,13 @@ def check_placement(
             wide_m = camera_height(view_m * factor, MODULE3_WIDE.fov_deg)
         too_high = height_m is not None and height_m * factor > STAND_M and wide_m is not None
         return out(Verdict.WIDE if too_high else Verdict.RAISE, factor, factor, wide_m)
-    if corner < GOOD_CORNER_PX:
-        need = GOOD_CORNER_PX / corner
+    if model < GOOD_MODEL_PX:
+        need = GOOD_MODEL_PX / model
         if need <= room:
             return out(Verdict.LOWER, need, 1 / need)
-        if corner * room >= MIN_CORNER_PX:
+        if model * room >= MIN_MODEL_PX:
             return out(Verdict.LOWER, room, 1 / room)
-        if corner < MIN_CORNER_PX:
+        if model < MIN_MODEL_PX:
             return out(Verdict.CROWDED, need)
     if any(not s.read for s in seats):
         return out(Verdict.MISSING)

@@ -20,11 +20,13 @@ from ui.logic.camera_check import (
 from ui.store import Store
 from vision.errors import CameraError
 from vision.fake import FakeDetector
-from vision.placement import GOOD_CORNER_PX, MIN_CORNER_PX, Verdict
+from vision.placement import GOOD_MODEL_PX, MIN_MODEL_PX, Verdict
 from vision.seats import layout
 from vision.types import Detection
 
 W, H = 1152, 648
+GOOD_CORNER_PX = round(GOOD_MODEL_PX * W / 576)  # the thresholds in this photo's pixels
+MIN_CORNER_PX = round(MIN_MODEL_PX * W / 576)
 CODES = ["AS", "7H", "KD", "10C", "5S", "QH"]
 
 
@@ -90,7 +92,7 @@ def test_one_card_read_at_each_seat_is_all_good_with_a_line_per_seat() -> None:
     assert view.headline.startswith("All good")
     assert [line.ok for line in view.seats] == [True] * 4
     assert view.seats[0].text == f"Seat 1: 1 card read, corner {GOOD_CORNER_PX + 10:.0f} px"
-    assert "px for the model" in view.detail and "hangs about" in view.detail
+    assert "in the model's view of it" in view.detail and "hangs about" in view.detail
     seat_of = dict(zip([c.code for c in check.cards], check.seat_of_cards(), strict=True))
     assert seat_of == {"AS": 0, "7H": 1, "KD": 2, "10C": 3}
 

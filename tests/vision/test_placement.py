@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from vision.placement import (
-    GOOD_CORNER_PX,
-    MIN_CORNER_PX,
+    GOOD_MODEL_PX,
+    MIN_MODEL_PX,
     MODULE3,
     MODULE3_WIDE,
     WEBCAM,
@@ -21,11 +21,14 @@ from vision.placement import (
     lens_for,
     still_size,
     view_width,
+    widest_view,
 )
 from vision.seats import layout
 from vision.types import DetectedCard, InvalidValueError
 
 W, H = 2304, 1296
+GOOD_CORNER_PX = GOOD_MODEL_PX * W / 576  # the thresholds in this photo's pixels
+MIN_CORNER_PX = MIN_MODEL_PX * W / 576
 README = Path(__file__).resolve().parents[2] / "deploy" / "README.md"
 
 
@@ -59,6 +62,13 @@ def test_the_corner_size_scales_inversely_with_the_height() -> None:
     )
 
 
+def test_the_widest_view_the_reading_reads_well_follows_the_threshold() -> None:
+    # A corner box of GOOD_MODEL_PX in the model's 576 px view of a picture this wide is an 8 mm index.
+    view = widest_view()
+    assert index_px(view, 576) * 1.06 == pytest.approx(GOOD_MODEL_PX, rel=0.01)
+    assert widest_view(MIN_MODEL_PX) > view
+
+
 def test_bad_sizes_are_refused_with_a_message() -> None:
     with pytest.raises(InvalidValueError, match="table width"):
         camera_height(0, 66)
@@ -79,7 +89,11 @@ def test_pi_sensors_are_known_by_libcamera_name() -> None:
 
 def test_the_heights_table_in_deploy_readme_is_the_one_the_rule_gives() -> None:
     table = heights_table()
-    assert table in README.read_text(encoding="utf-8"), "regenerate it: python -m vision.placement --table"
+    readme = README.read_text(encoding="utf-8")
+    assert table in readme, "regenerate it: python -m vision.placement --table"
+    flat = " ".join(readme.split())
+    assert f"spans no more than about {widest_view():.2f} m" in flat
+    assert f"loses cards beyond about {widest_view(MIN_MODEL_PX):.2f} m" in flat
     assert "| Camera Module 3 (66 degrees, 2304 px) | 0.62 m" in table
     assert WEBCAM.name in table and re.search(r"1\.0 m across", table) is None  # "table 1 m across"
 
@@ -124,8 +138,8 @@ def test_a_card_cut_off_at_the_edge_says_raise_and_names_the_wide_module() -> No
 
 def test_a_cut_off_card_under_a_camera_that_would_hang_too_high_says_use_the_wide_module() -> None:
     # Small corners in the photo: the picture spans far, so the camera already hangs high.
-    cards = at_seats(MIN_CORNER_PX, list(layout(4).seats))
-    cards.append(card("9S", W - 3.0, H / 2, MIN_CORNER_PX))
+    cards = at_seats(12.0, list(layout(4).seats))  # 12 px in 2304: the picture spans about 1.6 m
+    cards.append(card("9S", W - 3.0, H / 2, 12.0))
     p = check_placement(cards, W, H, layout(4), 576, MODULE3)
     assert p.verdict == Verdict.WIDE
     assert p.height_m is not None and p.height_m > 1.0

@@ -878,7 +878,7 @@ def check_placement(
     """Is the camera hanging at the right height? One photo (of the table with a card at each seat) read as
     a scan reads it: the corner size in the photo and in the model's input, and what to change
     (vision.placement). None when there is no photo to judge (no camera: the camera check says so)."""
-    from vision.placement import GOOD_CORNER_PX, Verdict, lens_for
+    from vision.placement import GOOD_MODEL_PX, Verdict, lens_for
     from vision.placement import check_placement as judge
 
     try:
@@ -913,7 +913,7 @@ def check_placement(
         "cards": len(cards),
         "corner_px": None if placement.corner_px is None else round(placement.corner_px, 1),
         "model_px": None if placement.model_px is None else round(placement.model_px, 1),
-        "aim_px": GOOD_CORNER_PX,
+        "aim_model_px": GOOD_MODEL_PX,
     }
     if placement.height_m is not None:
         details.update(height_m=round(placement.height_m, 2), view_m=round(placement.view_m or 0.0, 2))

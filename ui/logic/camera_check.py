@@ -19,8 +19,8 @@ from typing import Any
 
 from ui.i18n import _, ngettext, num
 from vision.placement import (
-    GOOD_CORNER_PX,
-    MIN_CORNER_PX,
+    GOOD_MODEL_PX,
+    MIN_MODEL_PX,
     MODULE3_WIDE,
     Lens,
     Placement,
@@ -228,6 +228,7 @@ def _m(value: float) -> str:
 
 
 def seat_lines(p: Placement) -> tuple[SeatLine, ...]:
+    scale = p.model_px / p.corner_px if p.model_px and p.corner_px else 0.0  # photo px -> the model's view
     lines = []
     for s in p.seats:
         n = num(s.seat + 1)
@@ -242,7 +243,7 @@ def seat_lines(p: Placement) -> tuple[SeatLine, ...]:
                 "Seat {n}: {count} cards read, corner {px} px",
                 s.cards,
             ).format(n=n, count=num(s.cards), px=num(round(size)))
-            lines.append(SeatLine(s.seat, text, size >= MIN_CORNER_PX))
+            lines.append(SeatLine(s.seat, text, size * scale >= MIN_MODEL_PX))
     return tuple(lines)
 
 
@@ -251,13 +252,14 @@ def numbers(p: Placement) -> str:
     if p.corner_px is None or p.model_px is None:
         return _("Photo {width}x{height}: no card read.").format(width=num(p.width), height=num(p.height))
     text = _(
-        "Corners {px} px in the {width}x{height} photo ({model} px for the model); read well from {good} px."
+        "Corners {px} px in the {width}x{height} photo, {model} px in the model's view of it: every card "
+        "is read from {good} px."
     ).format(
         px=num(round(p.corner_px)),
         width=num(p.width),
         height=num(p.height),
         model=num(f"{p.model_px:.1f}"),
-        good=num(round(GOOD_CORNER_PX)),
+        good=num(f"{GOOD_MODEL_PX:g}"),
     )
     if p.height_m is not None and p.lens is not None:
         text += " " + _("The camera hangs about {height} m above the table.").format(height=_m(p.height_m))
