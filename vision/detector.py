@@ -46,6 +46,7 @@ from vision.model_config import (
     READER_ENV,
     ROTATION_CHOICES,
     ROTATIONS_ENV,
+    exported_imgsz,
     load_class_codes,
     loading_conf,
     metadata_imgsz,
@@ -216,7 +217,11 @@ class CardDetector:
         self._input_name = ""
         self.imgsz: int = imgsz or 640
         self.input_hw: tuple[int, int] | None = None
-        """The model's fixed input (height, width) once loaded; None for a dynamic-shape model."""
+        """The input (height, width) each pass gets once loaded: the model's fixed one, or the square it was
+        exported for (``classes.json`` "imgsz") where its input is dynamic; None: a "rect" input per photo."""
+        self.resizable = False
+        """Whether the model also takes inputs of other sizes (dynamic height and width): the focused
+        reading's large look (:func:`vision.effort.look_side`)."""
         self.codes: tuple[str, ...] = CARD_CODES
 
     def __repr__(self) -> str:
@@ -258,8 +263,12 @@ class CardDetector:
             self.input_hw = (h, w)
             self.imgsz = max(h, w)
         else:
-            self.input_hw = None  # dynamic: each photo gets a "rect" input of long side imgsz
+            self.resizable = True
             self.imgsz = self.requested_imgsz or metadata_imgsz(meta_map.get("imgsz")) or 640
+            exported = exported_imgsz(self.model_path)
+            # dynamic: read at the square it was exported for, as a fixed model of that size; else each
+            # photo gets a "rect" input of long side imgsz
+            self.input_hw = (self.imgsz, self.imgsz) if exported == self.imgsz else None
         self.codes = load_class_codes(self.model_path, metadata_names(meta_map.get("names")))
         outputs = session.get_outputs()
         out_shape = outputs[0].shape
