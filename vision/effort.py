@@ -18,6 +18,14 @@ the crops of the 2 x 2 grid that hold them, in the detector's turns; each spot i
 exactly the views that looked at it (:func:`fuse_covered`), as the full reading votes over all of them.
 A photo without doubt costs one pass and one small batch of the reader.
 
+A large photo (one the full reading crops by its size alone: a 1920 px table, a fanned deck) read by a
+model that takes inputs of any size (``CardDetector.resizable``) gets one more look instead of crops:
+where the first look finds small corners, faint traces or nothing, the whole photo is looked at again
+at the scale of the full reading's crops (``LOOK`` x imgsz on the long side, :func:`look_side`): one
+pass of 1024 x 576 for a 16:9 photo instead of eight crops. The spots that look leaves in doubt are
+read again in the half turn, each in a window of ``WINDOW`` input pixels around it at the same scale
+(:func:`spot_windows`), or the whole photo turned where the windows would cost more.
+
 :class:`Passes` runs each pass of the model once per photo and can remember it in a store (a dict, or
 :class:`ViewStore` on disk), so reading rules can be compared on hundreds of photos without running
 the model again (``python -m vision.effort``). The thresholds were chosen with it: docs/vision.md.
@@ -41,6 +49,7 @@ import numpy as np
 
 from vision.errors import InvalidValueError
 from vision.geometry import (
+    TILE_OVERLAP,
     box_iou_one,
     candidate_boxes,
     class_nms,
@@ -64,6 +73,8 @@ FAINT = 0.05  # a first-pass candidate scoring this much, away from the corners 
 SURE = 0.5  # a corner whose merged score reaches this (and has no close rival) is not looked at again
 RIVAL = 0.3  # a runner-up code scoring this share of the best makes the corner doubtful
 FUSE_IOU = 0.55  # as vision.geometry.fuse_views
+LOOK = 2.0 - TILE_OVERLAP  # a large photo is looked at once at the scale of the full reading's 2 x 2 crops
+WINDOW = 320  # input pixels: the side of the window around a spot in doubt read again after such a look
 
 View = tuple[np.ndarray, np.ndarray]
 Rect = tuple[int, int, int, int]
@@ -144,14 +155,24 @@ class Passes:
         boxes, scores, _ = self._seen[name]
         return boxes, scores
 
-    def _pass(self, image: np.ndarray, quarter_turns: int) -> View:
+    def _pass(self, image: np.ndarray, quarter_turns: int, long_side: int | None = None) -> View:
         det = self.detector
         turned = rotate_image(image, quarter_turns)
-        size = det.input_hw or rect_input_size(turned.shape[:2], det.imgsz)
+        if long_side is not None:
+            size = rect_input_size(turned.shape[:2], long_side)
+        else:
+            size = det.input_hw or rect_input_size(turned.shape[:2], det.imgsz)
         padded, lb = letterbox(turned, size)
         output = det.run_model(padded)
         boxes, scores = candidate_boxes(output, len(det.codes), lb, turned.shape[:2], self.floor)
         return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
+
+    def _size_tag(self, long_side: int | None) -> str:
+        """A pass's name's input size: none for the model's own input (``input_hw``), "R" for a "rect"
+        input of long side imgsz, else the long side asked for."""
+        if long_side is not None:
+            return f"L{long_side}"
+        return "" if self.detector.input_hw is not None else f"R{self.detector.imgsz}"
 
     @staticmethod
     def _above(view: View, floor: float) -> View:
@@ -159,31 +180,51 @@ class Passes:
         keep = scores.max(axis=1) >= floor if len(scores) else np.zeros(0, bool)
         return boxes[keep], scores[keep]
 
-    def whole(self, quarter_turns: int = 0, floor: float | None = None) -> View:
-        """The whole photo's candidates in ``quarter_turns``, down to ``floor``."""
-        view = self._get(f"w{quarter_turns}", lambda: self._pass(self.image, quarter_turns))
+    def whole(self, quarter_turns: int = 0, floor: float | None = None, long_side: int | None = None) -> View:
+        """The whole photo's candidates in ``quarter_turns``, down to ``floor``; ``long_side`` (a model
+        with a dynamic input only) reads it at that input size instead of the model's own."""
+        if not getattr(self.detector, "resizable", False) or long_side == self.detector.imgsz:
+            long_side = None  # the model's own input
+        view = self._get(
+            f"w{quarter_turns}{self._size_tag(long_side)}",
+            lambda: self._pass(self.image, quarter_turns, long_side),
+        )
         return self._above(view, self.detector.candidate_conf if floor is None else floor)
 
     def crop(self, tiles: int, index: int, quarter_turns: int = 0, floor: float | None = None) -> View:
         """Crop ``index`` of the ``tiles`` x ``tiles`` grid, in ``quarter_turns``: its candidates in photo
         pixels, without the boxes its inner edges cut (as the full reading's tiled view)."""
-        image = self.image
-        height, width = image.shape[:2]
-        x0, y0, cw, ch = tile_grid(height, width, tiles)[index]
-
-        def run() -> View:
-            boxes, scores = self._pass(image[y0 : y0 + ch, x0 : x0 + cw], quarter_turns)
-            m = 2.0
-            cut = (
-                ((boxes[:, 0] <= m) & (x0 > 0))
-                | ((boxes[:, 1] <= m) & (y0 > 0))
-                | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
-                | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
-            )
-            return boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]
-
-        view = self._get(f"t{tiles}.{index}.{quarter_turns}", run)
+        rect = tile_grid(*self.image.shape[:2], tiles)[index]
+        view = self._get(
+            f"t{tiles}.{index}.{quarter_turns}{self._size_tag(None)}",
+            lambda: self._region(rect, quarter_turns),
+        )
         return self._above(view, self.detector.candidate_conf if floor is None else floor)
+
+    def window(self, rect: Rect, quarter_turns: int, long_side: int, floor: float | None = None) -> View:
+        """The part ``rect`` (x, y, width, height) of the photo in ``quarter_turns``, read at an input of
+        ``long_side`` (a model with a dynamic input): its candidates in photo pixels, as :meth:`crop`."""
+        x0, y0, w, h = rect
+        view = self._get(
+            f"r{x0}.{y0}.{w}.{h}.{quarter_turns}{self._size_tag(long_side)}",
+            lambda: self._region(rect, quarter_turns, long_side),
+        )
+        return self._above(view, self.detector.candidate_conf if floor is None else floor)
+
+    def _region(self, rect: Rect, quarter_turns: int, long_side: int | None = None) -> View:
+        """One pass over the part ``rect`` of the photo: candidates in photo pixels, less those its inner
+        edges cut (a neighbouring view sees them whole)."""
+        height, width = self.image.shape[:2]
+        x0, y0, cw, ch = rect
+        boxes, scores = self._pass(self.image[y0 : y0 + ch, x0 : x0 + cw], quarter_turns, long_side)
+        m = 2.0
+        cut = (
+            ((boxes[:, 0] <= m) & (x0 > 0))
+            | ((boxes[:, 1] <= m) & (y0 > 0))
+            | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
+            | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
+        )
+        return boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]
 
     def tiled(self, tiles: int, quarter_turns: int, indices: list[int] | None = None) -> View:
         """The crops ``indices`` (default all) of the grid as one view."""
@@ -281,20 +322,26 @@ class FocusRules:
     small_tiles: bool = True  # small sure corners of a large photo get their crops
     turn_for_unsure: bool = True  # unsure spots also get the half turn of the whole photo
     crop_turns: int = 2  # the crops are read in at most this many turns (1: upright only)
+    look: float = LOOK  # a large photo's first look: input long side over imgsz (dynamic-input model)
+    window: int = WINDOW  # after such a look, a spot in doubt is read again in a window of this input side
 
 
 DEFAULT_FOCUS = FocusRules()
 
 
-def find_doubt(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS) -> tuple[Doubt, View]:
-    """The first look: the whole photo upright, re-read by the corner reader. Returns where it leaves
-    doubt and its merged candidates (boxes, scores after the reader; what :func:`read_focused` keeps
-    when nothing is in doubt)."""
+def find_doubt(
+    detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS, side: int | None = None
+) -> tuple[Doubt, View]:
+    """A look: the whole photo upright (at an input of long side ``side``, default the model's own),
+    re-read by the corner reader. Returns where it leaves doubt and its merged candidates (boxes, scores
+    after the reader; what :func:`read_focused` keeps when nothing is in doubt). Small corners are
+    doubtful only in a look at the model's own size."""
     from vision.detector import AUTO_TILE_FACTOR, SMALL_CORNER
 
     image = passes.image
     hw = image.shape[:2]
-    boxes, scores = passes.whole(0)
+    side = side or detector.imgsz
+    boxes, scores = passes.whole(0, long_side=side)
     if detector.reader is not None and len(boxes):
         boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores, passes.read)
         merged = detector.merged(det_scores, cards)
@@ -307,7 +354,7 @@ def find_doubt(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS)
     unsure_mask = ((best >= detector.candidate_conf) & (best < rules.sure)) | (
         kept & (second >= rules.rival * best)
     )
-    faint_boxes, _ = passes.whole(0, floor=rules.faint)
+    faint_boxes, _ = passes.whole(0, floor=rules.faint, long_side=side)
     if len(faint_boxes) and len(boxes):
         near = np.zeros(len(faint_boxes), dtype=bool)
         for start in range(0, len(faint_boxes), 256):
@@ -317,7 +364,7 @@ def find_doubt(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS)
         faint_boxes = faint_boxes[~near]
     small = np.zeros((0, 2), np.float32)
     large_photo = max(hw) > AUTO_TILE_FACTOR * detector.imgsz
-    if rules.small_tiles and len(boxes):
+    if rules.small_tiles and len(boxes) and side == detector.imgsz:
         in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
         scale = min(in_h / hw[0], in_w / hw[1])
         size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
@@ -336,6 +383,9 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
     image = passes.image
     hw = image.shape[:2]
     doubt, first = find_doubt(detector, passes, rules)
+    side = look_side(detector, hw, rules)
+    if side > detector.imgsz and (len(doubt.small) or len(doubt.faint) or not len(first[0])):
+        return _read_large(detector, passes, rules, side)
     if not doubt.any:
         boxes, scores = first
         return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
@@ -365,6 +415,67 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
         for k in turns(min(rotations, TILE_ROTATIONS, rules.crop_turns)):
             views.append((*passes.tiled(2, k, needed), rects))
     return _final(detector, image, fuse_covered(views), passes.read)
+
+
+def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> list[Detection]:
+    """The reading of a large photo whose first look found small corners, faint traces or nothing: the
+    whole photo looked at again at an input of long side ``side`` (the scale of the full reading's crops,
+    in one pass); the spots that look leaves in doubt are read again in the other turns, each in a window
+    of ``rules.window`` input pixels around it at the same scale (the whole photo where the windows would
+    cost more)."""
+    image = passes.image
+    hw = image.shape[:2]
+    doubt, first = find_doubt(detector, passes, rules, side)
+    if not doubt.any:
+        boxes, scores = first
+        return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
+    views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]] = [(*passes.whole(0, long_side=side), None)]
+    rects = spot_windows(
+        np.concatenate([doubt.unsure, doubt.faint]), hw, round(rules.window * max(hw) / side)
+    )
+    in_h, in_w = rect_input_size(hw, side)
+    whole = not rules.window or len(rects) * rules.window**2 >= in_h * in_w
+    for k in turns(detector.rotations)[1:]:
+        if whole:
+            views.append((*passes.whole(k, long_side=side), None))
+        else:
+            parts = [passes.window(rect, k, rules.window) for rect in rects]
+            views.append(
+                (np.concatenate([b for b, _ in parts]), np.concatenate([c for _, c in parts]), rects)
+            )
+    return _final(detector, image, fuse_covered(views), passes.read)
+
+
+def spot_windows(spots: np.ndarray, image_hw: tuple[int, int], side: int) -> list[Rect]:
+    """Square windows of ``side`` photo pixels (x, y, width, height; inside the photo) around ``spots``
+    (Nx2 centres): one per spot, unless the spot lies in the middle half of a window already made."""
+    height, width = image_hw
+    w, h = min(side, width), min(side, height)
+    rects: list[Rect] = []
+    for cx, cy in sorted((float(x), float(y)) for x, y in spots):
+        if any(
+            x0 + w / 4 <= cx <= x0 + 3 * w / 4 and y0 + h / 4 <= cy <= y0 + 3 * h / 4
+            for x0, y0, _, _ in rects
+        ):
+            continue
+        x0 = int(min(max(round(cx - w / 2), 0), width - w))
+        y0 = int(min(max(round(cy - h / 2), 0), height - h))
+        rects.append((x0, y0, w, h))
+    return rects
+
+
+def look_side(detector: Any, image_hw: tuple[int, int], rules: FocusRules = DEFAULT_FOCUS) -> int:
+    """The input long side of the first look at a photo of ``image_hw``: for a photo the full reading
+    crops by its size alone (long side over ``AUTO_TILE_FACTOR`` x imgsz), read by a model with a dynamic
+    input, ``rules.look`` x imgsz (to a multiple of 32, never over the photo's own size): its corners are
+    seen at the crops' scale in one pass; otherwise the model's own input."""
+    from vision.detector import AUTO_TILE_FACTOR
+
+    imgsz = int(detector.imgsz)
+    large = max(image_hw) > AUTO_TILE_FACTOR * imgsz
+    if not getattr(detector, "resizable", False) or not large or rules.look <= 1.0:
+        return imgsz
+    return max(imgsz, min(round(rules.look * imgsz / 32) * 32, -(-max(image_hw) // 32) * 32))
 
 
 def _tiles_worth(detector: Any, doubt: Doubt, first: View, hw: tuple[int, int]) -> bool:
@@ -484,6 +595,10 @@ def focus_rules(text: str) -> FocusRules:
             values[name] = value not in ("0", "false", "no")
         elif name == "crop_turns":
             values[name] = int(value)
+        elif name == "look":
+            values[name] = float(value)
+        elif name == "window":
+            values[name] = int(value)
         else:
             raise ValueError(
                 f"unknown rule {name!r} in {text!r} (sure, rival, faint, small_tiles, turn_for_unsure)"
@@ -507,6 +622,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, help="only the first N photos")
     parser.add_argument("--decks", type=int, help="read no card more often than N packs hold")
     parser.add_argument("--focus", nargs="+", type=focus_rules, default=[DEFAULT_FOCUS], help="rules to try")
+    parser.add_argument(
+        "--model", type=Path, help="the detector the focused readings use (default: the kiosk's, as the full)"
+    )
     args = parser.parse_args(argv)
     if args.truth:
         entries = load_truth(args.truth)
@@ -521,21 +639,25 @@ def main(argv: list[str] | None = None) -> int:
     entries = entries[: args.limit]
     store = ViewStore(args.store) if args.store else None
     detector = CardDetector().load()
+    focus_detector = CardDetector(args.model).load() if args.model else detector
     readers = {FULL: EffortReader(detector, FULL, store)}
     for k, rules in enumerate(args.focus):
-        readers[f"{FOCUSED}{k or ''}"] = EffortReader(detector, FOCUSED, store, rules)
-        print(f"{FOCUSED}{k or ''}: {rules}")
+        readers[f"{FOCUSED}{k or ''}"] = EffortReader(focus_detector, FOCUSED, store, rules)
+        print(f"{FOCUSED}{k or ''}: {rules}{f' with {args.model}' if args.model else ''}")
     scores = {name: Score() for name in readers}
     times: dict[str, list[float]] = {name: [] for name in readers}
     passes: dict[str, list[int]] = {name: [] for name in readers}
     lost = dict.fromkeys(readers, 0)
     gained = dict.fromkeys(readers, 0)
     alike = dict.fromkeys(readers, 0)
+    cards = dict.fromkeys(readers, 0)
     print(f"{len(entries)} photos from {photos}", flush=True)
     for entry in entries:
         codes: dict[str, Counter[str]] = {}
         for name, reader in readers.items():
             reader.key = f"{prefix}.{Path(entry['image']).with_suffix('').as_posix().replace('/', '.')}"
+            if reader.detector is not detector:
+                reader.key += f"@{Path(reader.detector.model_path).stem}"
             try:
                 reading = read_cards(photos / entry["image"], reader, decks=args.decks)
             except VisionError as exc:
@@ -547,20 +669,25 @@ def main(argv: list[str] | None = None) -> int:
             times[name].append(reading.ms - reader.last.live_ms + reader.last.ms)
             passes[name].append(reader.last.passes)
             codes[name] = Counter(reading.codes)
+            cards[name] += len(reading.codes)
             lost[name] += sum((codes[FULL] - codes[name]).values())
             gained[name] += sum((codes[name] - codes[FULL]).values())
             alike[name] += codes[name] == codes[FULL]
-    header = f"{'reading':9} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} {'median':>7} {'p90':>7}"
-    print(header + " passes  vs full: lost, gained, photos alike")
+    header = f"{'reading':9} {'cards':>6} {'right':>6} {'extra':>6} {'miss':>5} {'exact':>9} {'median':>7}"
+    print(header + f" {'p90':>7} {'x full':>6} passes  vs full: lost, gained, photos alike")
+    base = statistics.median(times[FULL]) if times[FULL] else 0.0
     for name in readers:
         sc, ms = scores[name], sorted(times[name])
         p90 = ms[min(len(ms) - 1, int(0.9 * len(ms)))] if ms else 0.0
+        median = statistics.median(ms) if ms else 0.0
         print(
-            f"{name:9} {sc.right / max(sc.right + sc.missing, 1):>6.1%} {sc.extra:>6} {sc.missing:>5} "
-            f"{f'{sc.exact}/{sc.photos}':>9} {statistics.median(ms) if ms else 0:>7.1f} {p90:>7.1f} "
-            f"{statistics.fmean(passes[name]) if ms else 0:>6.2f}  {lost[name]}, {gained[name]}, "
-            f"{alike[name]}/{len(ms)}"
+            f"{name:9} {cards[name]:>6} {sc.right / max(sc.right + sc.missing, 1):>6.1%} {sc.extra:>6} "
+            f"{sc.missing:>5} {f'{sc.exact}/{sc.photos}':>9} {median:>7.1f} {p90:>7.1f} "
+            f"{median / base if base else 0:>6.2f} {statistics.fmean(passes[name]) if ms else 0:>6.2f}  "
+            f"{lost[name]}, {gained[name]}, {alike[name]}/{len(ms)}"
         )
+    if store is not None:
+        print("times: the passes' model time as stored (measured when first run), the rest live")
     return 0
 
 

@@ -12,7 +12,16 @@ import pytest
 
 from tests.vision.helpers import raw_output, table_photo
 from vision.detector import CardDetector
-from vision.effort import FOCUSED, FULL, Passes, fuse_covered, read_focused, read_with_effort
+from vision.effort import (
+    FOCUSED,
+    FULL,
+    Passes,
+    fuse_covered,
+    look_side,
+    read_focused,
+    read_with_effort,
+    spot_windows,
+)
 from vision.geometry import fuse_views
 
 
@@ -138,3 +147,68 @@ def test_the_corner_reader_reads_each_corner_of_a_photo_once() -> None:
     assert cards_again[0, 0] == cards[1, 0] == pytest.approx(0.05) and cards_again[1, 0] == pytest.approx(
         0.09
     )
+
+
+def recording(detector: CardDetector) -> list[tuple[int, int]]:
+    """The input sizes (height, width) of every pass ``detector`` runs from now on."""
+    sizes: list[tuple[int, int]] = []
+    run = detector.run_model
+
+    def run_model(letterboxed: np.ndarray) -> np.ndarray:
+        sizes.append(letterboxed.shape[:2])
+        return run(letterboxed)
+
+    detector.run_model = run_model  # type: ignore[method-assign]
+    return sizes
+
+
+def test_small_corners_in_a_large_photo_are_looked_at_again_at_the_scale_of_the_full_readings_crops(
+    make_model: Callable[..., Path],
+) -> None:
+    out = raw_output([(300, 200, 12, 16)], [{"10C": 0.95}], anchors=20)  # small in the 576 x 352 look
+    detector = CardDetector(make_model(out, imgsz=None), imgsz=576, rotations=2).load()
+    sizes = recording(detector)
+    found, passes = read_with_effort(detector, table_photo(1920, 1080), FOCUSED)
+    assert [d.code for d in found] == ["10C"] and passes.passes == 2
+    # then 1.8 x 576 to a multiple of 32: the 2 x 2 crops' scale, in one pass instead of eight
+    assert sizes == [(352, 576), (576, 1024)]
+    assert look_side(detector, (1080, 1920)) == 1024 and look_side(detector, (480, 640)) == 576
+
+
+def test_a_large_photo_whose_corners_are_large_and_sure_costs_one_pass(
+    make_model: Callable[..., Path],
+) -> None:
+    out = raw_output([(300, 200, 30, 40)], [{"10C": 0.95}], anchors=20)
+    detector = CardDetector(make_model(out, imgsz=None), imgsz=576, rotations=2).load()
+    sizes = recording(detector)
+    assert [d.code for d in read_with_effort(detector, table_photo(1920, 1080), FOCUSED)[0]] == ["10C"]
+    assert sizes == [(352, 576)]
+
+
+def test_a_model_of_one_input_size_looks_at_a_large_photo_at_that_size(
+    make_model: Callable[..., Path],
+) -> None:
+    out = raw_output([(100, 100, 30, 40)], [{"10C": 0.95}], anchors=20)
+    detector = CardDetector(make_model(out, imgsz=320), rotations=2).load()
+    assert look_side(detector, (1080, 1920)) == 320
+
+
+def test_after_a_large_look_a_spot_in_doubt_is_read_again_half_turned_in_a_window_around_it(
+    make_model: Callable[..., Path],
+) -> None:
+    # a small sure corner in the 576 x 352 look calls for the 1024 x 576 look, where the other corner is
+    # unsure: at (562, 375) in the photo
+    out = raw_output([(100, 100, 12, 16), (300, 200, 30, 40)], [{"10C": 0.95}, {"6S": 0.4, "9S": 0.3}], 20)
+    detector = CardDetector(make_model(out, imgsz=None), imgsz=576, rotations=2).load()
+    sizes = recording(detector)
+    _, passes = read_with_effort(detector, table_photo(1920, 1080), FOCUSED)
+    assert sizes == [(352, 576), (576, 1024), (320, 320)] and passes.passes == 3
+    (name,) = [n for n in passes._seen if n.startswith("r")]
+    x0, y0, w, h, turn = (int(v) for v in name.split("L")[0][1:].split("."))
+    assert (w, h, turn) == (600, 600, 2) and x0 < 562 < x0 + w and y0 < 375 < y0 + h
+
+
+def test_spots_close_together_share_a_window_and_windows_stay_inside_the_photo() -> None:
+    spots = np.array([[10, 10], [200, 210], [1900, 1000], [1000, 500]], np.float32)
+    rects = spot_windows(spots, (1080, 1920), 600)
+    assert rects == [(0, 0, 600, 600), (700, 200, 600, 600), (1320, 480, 600, 600)]
