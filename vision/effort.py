@@ -194,7 +194,8 @@ class Passes:
     def crop(self, tiles: int, index: int, quarter_turns: int = 0, floor: float | None = None) -> View:
         """Crop ``index`` of the ``tiles`` x ``tiles`` grid, in ``quarter_turns``: its candidates in photo
         pixels, without the boxes its inner edges cut (as the full reading's tiled view)."""
-        rect = tile_grid(*self.image.shape[:2], tiles)[index]
+        height, width = self.image.shape[:2]
+        rect = tile_grid(height, width, tiles)[index]
         view = self._get(
             f"t{tiles}.{index}.{quarter_turns}{self._size_tag(None)}",
             lambda: self._region(rect, quarter_turns),
