@@ -18,11 +18,13 @@ camera, the real :class:`vision.camera.PiCamera` code over a camera simulated wi
 opened for each scan against kept ready.
 
 The backends part (:func:`backends_bench`) times one upright pass of the whole photo, without the corner
-reader, with ONNX Runtime, NCNN and Ultralytics ``predict`` on the same photos, the same threads and the
-same input size: the model's size on the long side, the short side padded to a multiple of 32 (what
-Ultralytics' ``predict`` does for a ``.pt`` model; a fixed-shape model gets its fixed input instead, and
-the table says so). Each runtime runs in a process of its own, started once and kept; the parent asks them
-in turn for the same photo, so a change in the machine's load hits all alike. Per runtime it prints:
+reader, with ONNX Runtime and NCNN as the kiosk runs them (the model's square input, 576 x 576) and with
+Ultralytics ``predict`` on the same photos and threads, twice: given the same square (``rect=False``) and
+with its own default, a "rect" input (the long side 576, the short side padded to a multiple of 32, fewer
+pixels for a 4:3 or 16:9 photo). Each runtime's ratio is to ``predict`` given the same input: like for
+like (``--also onnx-rect:M.onnx`` adds ONNX Runtime on a dynamic model with rect inputs, against rect).
+Each runtime runs in a process of its own, started once and kept; the parent asks them in turn for the
+same photo, so a change in the machine's load hits all alike. Per runtime it prints:
 
 * ms per photo: median and 90th percentile over ``--repeat`` passes over all photos, timed from the
   decoded photo to the detections, and split into preprocess (letterbox and input tensor), the model run,
@@ -58,6 +60,10 @@ RUNS = Path(__file__).resolve().parent.parent / "runs" / "data"
 SYNTHETIC_KINDS = {"table1080": "1920x1080 tables", "deal12": "52-card fanned deals"}
 """Synthetic sets ``make bench`` adds when they have been made: folder under runs/data, what they are."""
 SYNTHETIC_PHOTOS = 4  # photos of each synthetic set
+WORKER_KINDS = ("onnx", "onnx-rect", "ncnn", "ultralytics", "ultralytics-square")
+"""What a one-pass worker runs: ONNX Runtime (as the kiosk: a fixed or exported square input), ONNX
+Runtime on a dynamic model with a "rect" input, NCNN, Ultralytics ``predict`` (its default "rect" input)
+and ``predict`` with a square input (``rect=False``, as the kiosk's model reads)."""
 
 
 def _peak_rss_mb() -> float:
@@ -80,13 +86,17 @@ def _runtime_pass(kind: str, model: str, threads: int) -> tuple[Any, str]:
     """For the worker: a function photo -> (corners found, {"pre": s, "run": s, "post": s}) running one
     upright pass of the whole photo, without the corner reader, with ``kind``'s runtime; and the input
     it gives the model ("rect 576": long side 576, short side to a multiple of 32; or a fixed "576x576")."""
-    if kind in ("onnx", "ncnn"):
+    if kind in ("onnx", "onnx-rect", "ncnn"):
         import vision.detector as detector_module
         from vision.geometry import letterbox as plain_letterbox
         from vision.ncnn_backend import NcnnDetector
 
         make = NcnnDetector if kind == "ncnn" else detector_module.CardDetector
         detector = make(model, threads=threads, tiles=1, rotations=1, reader="off", effort="full").load()
+        if kind == "onnx-rect":  # a dynamic-input model read as Ultralytics reads: rect, not its square
+            if not detector.resizable:
+                raise SystemExit(f"{model}: onnx-rect needs a model with a dynamic input")
+            detector.input_hw = None
         spent = {"pre": 0.0, "run": 0.0}
         plain_run = detector.run_model
 
@@ -128,8 +138,10 @@ def _runtime_pass(kind: str, model: str, threads: int) -> tuple[Any, str]:
     imgsz = exported_imgsz(Path(model)) or 640
     conf = model_conf(Path(model)) or 0.25
 
+    rect = kind != "ultralytics-square"  # predict's own default: rect; square as the kiosk's model reads
+
     def predict(img: Any) -> tuple[Detected, dict[str, float]]:
-        result = yolo.predict(img, imgsz=imgsz, conf=conf, iou=0.5, verbose=False)[0]
+        result = yolo.predict(img, imgsz=imgsz, conf=conf, iou=0.5, rect=rect, verbose=False)[0]
         names = result.names
         found = [
             (str(names[int(c)]), float(s), [float(v) for v in box])
@@ -144,7 +156,7 @@ def _runtime_pass(kind: str, model: str, threads: int) -> tuple[Any, str]:
             "post": speed["postprocess"] / 1e3,
         }
 
-    return predict, f"rect {imgsz}"
+    return predict, f"rect {imgsz}" if rect else f"{imgsz}x{imgsz}"
 
 
 def _worker(kind: str, model: str, images: list[str], threads: int) -> None:
@@ -271,7 +283,7 @@ def backends_bench(
     finally:
         for runtime in started:
             runtime.close()
-    base = next((r for r in started if r.kind == "ultralytics"), None)
+    ultralytics = [r for r in started if r.kind.startswith("ultralytics")]
     ref = next((r for r in started if r.kind == "onnx"), started[0])
     print(
         f"\n{'':26} {'ms med':>7} {'p90':>6} {'pre':>5} {'run':>6} {'post':>5} {'CPU ms':>7} "
@@ -279,6 +291,10 @@ def backends_bench(
     )
     figures: dict[str, Any] = {"photos": [str(p) for p in images], "repeat": repeat, "threads": threads}
     for runtime in started:
+        # like for like: against Ultralytics given the same input (a square, or rect), else the first
+        base = next(
+            (r for r in ultralytics if r.input == runtime.input), ultralytics[0] if ultralytics else None
+        )
         ms, cpu = runtime.median("ms"), runtime.median("cpu_ms")
         ratio = f"{base.median('ms') / ms:.2f}x" if base else "-"
         cpu_ratio = f"{base.median('cpu_ms') / cpu:.2f}x" if base else "-"
@@ -297,6 +313,7 @@ def backends_bench(
             "peak_rss_mb": runtime.peak_rss_mb,
             "agreement": [both, total],
             "input": runtime.input,
+            "ratio_to": None if base is None else base.label,
         }
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     return figures
@@ -377,7 +394,8 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="KIND:MODEL",
-        help="one more runtime in the one-pass table, e.g. onnx:other.onnx or ncnn:other.param (repeatable)",
+        help="one more runtime in the one-pass table: onnx:M.onnx, onnx-rect:M.onnx (a dynamic model read "
+        "with rect inputs) or ncnn:M.param (repeatable)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="passes over the photos (default 3)")
     parser.add_argument("--threads", type=int, default=2, help="threads of each runtime (default 2)")
@@ -395,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         default="all",
         help="the reading stage by stage (full against focused), the runtimes' one pass, or both (default)",
     )
-    parser.add_argument("--worker", choices=("onnx", "ncnn", "ultralytics"), help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=WORKER_KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -454,12 +472,14 @@ def _bench(args: argparse.Namespace) -> int:
         runtimes.append(("NCNN", "ncnn", ncnn_model))
     for extra in args.also:
         kind, _, model = extra.partition(":")
-        if kind not in ("onnx", "ncnn") or not Path(model).is_file():
+        if kind not in ("onnx", "onnx-rect", "ncnn") or not Path(model).is_file():
             print(
-                f"vision.bench: --also {extra}: expected onnx:FILE or ncnn:FILE of a model", file=sys.stderr
+                f"vision.bench: --also {extra}: expected onnx:FILE, onnx-rect:FILE or ncnn:FILE of a model",
+                file=sys.stderr,
             )
             return 1
         runtimes.append((f"{kind} {Path(model).name}", kind, Path(model)))
+    runtimes.append(("Ultralytics predict, square", "ultralytics-square", args.pt))
     runtimes.append(("Ultralytics predict", "ultralytics", args.pt))
 
     if args.part in ("all", "reading") and not args.stand_in:
