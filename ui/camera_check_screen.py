@@ -109,6 +109,7 @@ class CameraCheckScreen(Base):
     view_widget: CheckPhoto | None = None
     live_image: Any = None  # the last live photo (BGR, shrunk for the screen)
     live_size: tuple[int, int] = (0, 0)  # its camera's full size
+    live_full: Any = None  # the last live photo at full size
     _live_event: Any = None
     _live_busy = False
     return_to = "settings"
@@ -123,7 +124,7 @@ class CameraCheckScreen(Base):
                 seats = None
             players = len(seats) if seats is not None else 4
             self.check = CameraCheck(
-                scanner.photo, scanner.loaded_detector, lambda: scanner.camera, players, seats
+                self.photo_to_check, scanner.loaded_detector, lambda: scanner.camera, players, seats
             )
         return self.check
 
@@ -132,7 +133,7 @@ class CameraCheckScreen(Base):
         """Open the check (from Settings, or on first start from home); back goes to ``screen``."""
         self.return_to = screen
         self.check = None
-        self.live_image, self.live_size = None, (0, 0)
+        self.live_image, self.live_size, self.live_full = None, (0, 0), None
         self.app.scanner.camera_spec = self.app.camera_spec()
         self.app.go("camera_check")
 
@@ -158,9 +159,24 @@ class CameraCheckScreen(Base):
         self.app.go(self.return_to)
 
     # -- the live view -----------------------------------------------------------------------------------
+    def still_camera(self) -> bool:
+        """Whether the camera is a folder of photos (the demo): its "live view" is one photo, kept."""
+        from vision.camera import FolderCamera
+
+        return isinstance(self.app.scanner.camera, FolderCamera)
+
+    def photo_to_check(self) -> Any:
+        """The photo Check reads (off the UI thread): a new one from the camera, so a card laid just now is
+        in it; with a folder of photos the one on screen."""
+        if self.live_full is not None and self.still_camera():
+            return self.live_full
+        return self.app.scanner.photo()
+
     def take_live(self) -> None:
         c = self._check()
         if self._live_busy or c.state != "live" or self.app.current != "camera_check":
+            return
+        if self.live_image is not None and self.still_camera():
             return
         self._live_busy = True
         scanner = self.app.scanner
@@ -183,7 +199,7 @@ class CameraCheckScreen(Base):
             h, w = image.shape[:2]
             k = min(1.0, PREVIEW_SIDE / max(w, h))
             self.live_image = cv2.resize(image, (round(w * k), round(h * k))) if k < 1 else image
-            self.live_size = (w, h)
+            self.live_size, self.live_full = (w, h), image
         c = self._check()
         if c.state != "live" or self.view_widget is None:
             return
@@ -211,6 +227,7 @@ class CameraCheckScreen(Base):
 
     def again(self) -> None:
         self._check().again()
+        self.live_image, self.live_full = None, None  # a folder camera: its next photo
         self.refresh()
         self.take_live()
 
