@@ -1,9 +1,12 @@
 """Ship the trained weights: ``python -m models.training.export [--weights runs/cards/weights/best.pt]``.
 
-Copies the weights (optimizer stripped, half precision) to ``models/cards.pt``, exports them to ONNX with a
-fixed square input of the training size (``models/cards.onnx``, opset 17 for ONNX Runtime on the Pi), writes
-``models/classes.json``, and checks that the ONNX model runs. Without ``--weights`` it takes ``best.pt`` of
-the most recently written run under the config's project folder, which may belong to a training still running
+Copies the weights (optimizer stripped, half precision) to ``models/cards.pt``, exports them to ONNX at the
+training size (``models/cards.onnx``, opset 17 for ONNX Runtime on the Pi), writes ``models/classes.json``,
+and checks that the ONNX model runs. The input is a fixed square; ``--dynamic`` exports a dynamic height and
+width instead, which the kiosk reads at the same square (outputs bit-identical to the fixed export) and
+which the focused reading may also read at other sizes (``CardDetector.resizable``). ``python -m
+models.training.export_ncnn`` converts either for NCNN. Without ``--weights`` it takes ``best.pt`` of the
+most recently written run under the config's project folder, which may belong to a training still running
 (the checkpoint is copied first).
 """
 
@@ -43,6 +46,7 @@ def export(
     out_onnx: Path = SHIPPED_ONNX,
     opset: int = OPSET,
     out_classes: Path = CLASSES_JSON,
+    dynamic: bool = False,
 ) -> dict[str, object]:
     """Strip, copy and export ``weights``; returns a summary (epoch, sizes, paths)."""
     offline_environment()
@@ -68,7 +72,7 @@ def export(
                 format="onnx",
                 imgsz=imgsz,
                 opset=opset,
-                dynamic=False,
+                dynamic=dynamic,
                 simplify=True,
                 nms=False,
                 half=False,
@@ -79,7 +83,7 @@ def export(
         shutil.copy2(onnx_path, out_onnx)
     # new weights: no tuned threshold until models.training.evaluate --save-conf
     write_classes_json(out_classes, imgsz=imgsz)
-    _check_onnx(out_onnx, out_classes, imgsz)
+    _check_onnx(out_onnx, out_classes, imgsz, dynamic)
     return {
         "weights": str(weights),
         "epoch": epoch + 1 if epoch >= 0 else "final",
@@ -89,7 +93,7 @@ def export(
     }
 
 
-def _check_onnx(path: Path, classes: Path, imgsz: int) -> None:
+def _check_onnx(path: Path, classes: Path, imgsz: int, dynamic: bool = False) -> None:
     import numpy as np
 
     from vision.detector import CardDetector
@@ -100,8 +104,11 @@ def _check_onnx(path: Path, classes: Path, imgsz: int) -> None:
         det.detect(np.full((480, 640, 3), 128, np.uint8))
     except VisionError as exc:
         raise ExportError(f"the exported model does not run: {exc}") from exc
-    if det.input_hw != (imgsz, imgsz):
-        raise ExportError(f"{path}: input {det.input_hw} differs from the training size {imgsz}")
+    if det.input_hw != (imgsz, imgsz) or det.resizable != dynamic:
+        shape = "a dynamic input" if dynamic else "a fixed input"
+        raise ExportError(
+            f"{path}: input {det.input_hw} (resizable: {det.resizable}), not {shape} read at {imgsz}"
+        )
     if list(det.codes) != load_class_names(classes):
         raise ExportError(f"{path}: the detector's classes differ from {classes}")
 
@@ -117,12 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     parser.add_argument("--imgsz", type=int, help="ONNX input size (default: the config's imgsz)")
     parser.add_argument("--opset", type=int, default=OPSET)
+    parser.add_argument(
+        "--dynamic", action="store_true", help="a dynamic height and width (read at the square by the kiosk)"
+    )
     args = parser.parse_args(argv)
     try:
         cfg = load_config(args.config)
         weights = args.weights or latest_weights(cfg.project, "last.pt" if args.last else "best.pt")
         imgsz = args.imgsz or int(cfg.train_args["imgsz"])
-        summary = export(weights, imgsz, opset=args.opset)
+        summary = export(weights, imgsz, opset=args.opset, dynamic=args.dynamic)
     except (ConfigError, FileNotFoundError, ExportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 """Convert the shipped card model for NCNN: ``python -m models.training.export_ncnn [--onnx M.onnx]``.
 
-Runs ``pnnx`` (PyPI, the ``train`` extra) on the exported ONNX model with its fixed square input and
-ships the NCNN graph and weights as ``models/cards.ncnn.param`` and ``models/cards.ncnn.bin``, which
+Runs ``pnnx`` (PyPI, the ``train`` extra) on the exported ONNX model, its input fixed to the square
+``classes.json`` "imgsz" first (pnnx leaves a dynamic YOLO head with layers NCNN cannot run), and ships the
+NCNN graph and weights as ``models/cards.ncnn.param`` and ``models/cards.ncnn.bin``, which
 :class:`vision.ncnn_backend.NcnnDetector` reads. The kiosk never converts anything; this runs once per
 exported model (after ``models.training.export``). It then reads the demo photos with both runtimes, one
 upright pass each, and prints how far they agree (corners found by both, largest score difference).
@@ -35,15 +36,27 @@ def pnnx_command() -> str:
     return found
 
 
+def fixed_square(onnx: Path, imgsz: int, out: Path) -> Path:
+    """``onnx`` with its input fixed to 1 x 3 x ``imgsz`` x ``imgsz`` (a dynamic export's height and width
+    made constants; a fixed one is copied), written to ``out``."""
+    import onnx as onnx_lib
+    from onnxruntime.tools.onnx_model_utils import make_input_shape_fixed
+
+    model = onnx_lib.load(str(onnx))
+    name = model.graph.input[0].name
+    make_input_shape_fixed(model.graph, name, [1, 3, imgsz, imgsz])
+    onnx_lib.save(model, str(out))
+    return out
+
+
 def convert(onnx: Path = DEFAULT_ONNX, param: Path = DEFAULT_NCNN) -> tuple[Path, Path]:
-    """Convert ``onnx`` (a fixed square input of ``classes.json``'s "imgsz") into ``param`` and the
-    ``.bin`` beside it. Returns both paths."""
+    """Convert ``onnx`` (its input fixed to the square of ``classes.json``'s "imgsz") into ``param`` and
+    the ``.bin`` beside it. Returns both paths."""
     imgsz = exported_imgsz(onnx)
     if imgsz is None:
         raise ConversionError(f"{onnx}: no exported input size in classes.json ('imgsz')")
     with tempfile.TemporaryDirectory(prefix="tabletally-pnnx-") as work:
-        source = Path(work) / "cards.onnx"
-        shutil.copyfile(onnx, source)
+        source = fixed_square(onnx, imgsz, Path(work) / "cards.onnx")
         done = subprocess.run(
             [pnnx_command(), str(source), f"inputshape=[1,3,{imgsz},{imgsz}]"],
             cwd=work,
@@ -76,7 +89,7 @@ def agreement(photos: list[Path], onnx: Path = DEFAULT_ONNX, param: Path = DEFAU
     worst, both, total = 0.0, 0, 0
     for path in photos:
         image = load_image(path)
-        padded, _ = letterbox(image, ort.input_hw or ort.imgsz)
+        padded, _ = letterbox(image, ncnn.input_hw or ncnn.imgsz)  # NCNN's fixed input, both read it
         a, b = ort.run_model(padded), ncnn.run_model(padded)
         worst = max(worst, float(np.abs(a[:, 4:] - b[:, 4:]).max()))
         found_a, found_b = ort.detect(image), list(ncnn.detect(image))

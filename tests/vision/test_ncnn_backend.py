@@ -121,3 +121,19 @@ def test_each_runtime_is_timed_in_a_child_process_of_its_own(monkeypatch: pytest
         "ncnn": "timing it stopped with exit status -11",
     }
     assert [cmd[3] for cmd in seen] == ["onnx", "ncnn"] and all(cmd[1] == "-c" for cmd in seen)
+
+
+def test_a_dynamic_export_is_fixed_to_its_square_before_pnnx_converts_it(tmp_path: Path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    from models.training.export_ncnn import fixed_square
+
+    image = helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, "height", "width"])
+    out = helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 3, "height", "width"])
+    graph = helper.make_graph([helper.make_node("Relu", ["images"], ["output0"])], "g", [image], [out])
+    dynamic = tmp_path / "dynamic.onnx"
+    onnx.save(helper.make_model(graph), str(dynamic))
+    fixed = onnx.load(str(fixed_square(dynamic, 64, tmp_path / "fixed.onnx")))
+    dims = [d.dim_value for d in fixed.graph.input[0].type.tensor_type.shape.dim]
+    assert dims == [1, 3, 64, 64]
