@@ -843,7 +843,7 @@ class SettingsScreen(Base):
         test.add_widget(Btn(_("Test camera"), self.test, name="camera-test", size_hint_x=None, width=dp(180)))
         test.add_widget(
             Btn(
-                _("Camera check"),
+                _("Camera placement"),
                 lambda: self.app.screens["camera_check"].open_from("settings"),
                 name="camera-check",
                 size_hint_x=None,

@@ -244,7 +244,7 @@ class CameraCheckScreen(Base):
         c = self._check()
         first = self.return_to == "home"
         back = (_("Skip"), self.leave) if first and c.placement is None else (_("Back"), self.leave)
-        root.add_widget(self.top_bar(_("Camera check"), back=back))
+        root.add_widget(self.top_bar(_("Camera placement"), back=back))
         photo = CheckPhoto()
         self.view_widget = photo
         seats = c.seat_map

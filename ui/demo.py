@@ -938,7 +938,9 @@ def camera_check_script(d: Driver, app: Any) -> Script:
     """The camera check from Settings: the live view with the table's outline and the seats, then Check
     reads the camera's next photo and says per seat what it read and what to do with the camera."""
     yield 0.3
-    yield from d.press("settings", "camera-check")
+    yield from d.press("settings")
+    yield from d.shot("camera-check-settings")
+    yield from d.press("camera-check")
     screen = app.screens["camera_check"]
     while screen.live_image is None:  # the live view's first photo
         yield 0.1

@@ -42,7 +42,7 @@ cards read in the measurement (cards at every angle; an upright index's box is n
 MIN_MODEL_PX = 7.5
 """Median detected corner box, in pixels of the model's view of the whole photo (the photo fitted into
 ``imgsz``), under which the reading loses most cards (models/eval/placement.md)."""
-GOOD_MODEL_PX = 10.5
+GOOD_MODEL_PX = 9.0
 """The same size from which the reading read every card in the measurement: what the advice aims for."""
 CAPTURE_WIDTH = 2304
 """The still width the kiosk asks of a camera that can give more (the Camera Module 3's 2x2 binned mode)."""

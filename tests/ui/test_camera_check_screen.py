@@ -26,7 +26,11 @@ def test_the_camera_check_reads_a_photo_and_its_words_fit(tmp_path: Path, langua
     assert "STEP camera check done" in proc.stdout
     assert result["cut_text"] == [] and result["small_targets"] == []
     names = sorted(p.name for p in (shots / size).glob("*.png"))
-    assert names == ["01-camera-check-live.png", "02-camera-check-result.png"]
+    assert names == [
+        "01-camera-check-settings.png",
+        "02-camera-check-live.png",
+        "03-camera-check-result.png",
+    ]
 
 
 FIRST_START = """
