@@ -156,3 +156,53 @@ def test_a_seat_with_no_card_read_is_named() -> None:
 def test_no_card_at_all_says_so() -> None:
     p = check_placement([], W, H, layout(3))
     assert p.verdict == Verdict.NO_CARDS and p.corner_px is None and p.missing == (0, 1, 2)
+
+
+# -- the measurement behind the thresholds --------------------------------------------------------------
+
+
+def test_the_measurement_lays_a_scene_smaller_on_a_sensor_sized_still_and_reports_recall_by_model_view() -> (
+    None
+):
+    import numpy as np
+
+    from vision.placement_eval import SENSOR, on_table, report
+
+    scene = np.full((480, 640, 3), 200, np.uint8)
+    still = on_table(scene, 0.5, np.random.default_rng(0))
+    assert still.shape == (SENSOR[1], SENSOR[0], 3)
+    assert (still[SENSOR[1] // 2, SENSOR[0] // 2] == 200).all()  # the scene, in the middle
+    rows = [
+        {
+            "still": "a@1",
+            "fill": 1.0,
+            "capture": 4608,
+            "height_px": 80.0,
+            "found": True,
+            "box_px": 84.0,
+            "ms": 90.0,
+        },
+        {
+            "still": "a@1",
+            "fill": 1.0,
+            "capture": 2304,
+            "height_px": 40.0,
+            "found": True,
+            "box_px": 42.0,
+            "ms": 60.0,
+        },
+        {
+            "still": "b@1",
+            "fill": 1.0,
+            "capture": 2304,
+            "height_px": 16.0,
+            "found": False,
+            "box_px": None,
+            "ms": 50.0,
+        },
+    ]
+    text = report(rows, "python -m vision.placement_eval")
+    # 80 px in 4608 and 40 px in 2304 are both 10 px in the model's 576 px view: one row, both read.
+    assert "| 10-12 | 1.000 (1) | 1.000 (1) | 1.000 (2) |" in text
+    assert "| 4-5 | - | 0.000 (1) | 0.000 (1) |" in text
+    assert "| 2304 | 55 | 50 | 0.67 |" in text  # a@1 read in 60 ms at 2304 against 90 at 4608
