@@ -10,11 +10,17 @@ card on the table lies at any angle), are the deck's memory (:class:`DeckMemory`
 Reading with a taught deck, the reader computes the same features of every corner it reads; the memory's
 **class prototypes** (the mean feature of each taught card, centred on the deck's own mean) give, by cosine
 similarity, a second opinion over the taught cards, which is blended into the reader's card
-probabilities (:meth:`DeckMemory.blend`) wherever the reader is less than ``GATE`` sure of its best card:
-the share the reader gave the taught cards is redistributed among them, ``(1 - weight) * reader + weight *
-memory``; cards never taught and the reader's "no corner" share are left alone. The weight, temperature and
-gate were chosen by measurement (docs/vision.md, "A taught deck"). Without a deck the reader reads exactly
-as before.
+probabilities (:meth:`DeckMemory.blend`) wherever the reader is less than ``GATE`` sure of its best card
+and the memory's best prototype is at least ``MARGIN`` closer than its runner-up (where the memory cannot
+tell two taught cards apart, the reader's reading stands): the share the reader gave the taught cards is
+redistributed among them, ``(1 - weight) * reader + weight * memory``; cards never taught and the reader's
+"no corner" share are left alone.
+
+The deck also looks again at what the detector cut (:meth:`DeckMemory.rescue`): the faint candidates of one
+upright pass (down to ``RESCUE_FLOOR``) that overlap no corner read are read by the reader, and one the
+memory is sure of (``RESCUE_SIMILARITY`` to a prototype, ``RESCUE_MARGIN`` over the runner-up) is added as
+that card, marked doubtful. All these thresholds were chosen by measurement on designs not reported
+(``python -m models.training.deck_teaching``). Without a deck the reader reads exactly as before.
 
 A deck lives in the data directory, ``<data>/decks/<name>/`` (:class:`DeckShelf`): ``memory.npz`` (the
 patches, their codes and photos, the features) and ``deck.json`` (what a person reads: cards, photos,
@@ -81,7 +87,13 @@ TEMPERATURE = 0.02  # of the cosine similarities' softmax (measured: docs/vision
 TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught; measured)
 GATE = 0.9  # the memory only acts where the reader's best card is less sure than this (over 1: always)
 RERANK = True  # the memory may only re-rank: no card's probability above the reader's best (measured)
+MARGIN = 0.1  # the memory only acts where its best card's prototype is this much closer than the next's
 VOUCH = 0.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
+RESCUE_FLOOR = 0.01  # a taught deck looks again at the detector's candidates down to this score
+RESCUE_NMS = 0.5  # one faint candidate per spot (IoU)
+RESCUE_OVERLAP = 0.3  # a faint candidate overlapping a corner found more than this (IoU) is that corner's
+RESCUE_SIMILARITY = 0.8  # the memory is sure of a corner this similar to a taught card's prototype ...
+RESCUE_MARGIN = 0.15  # ... and this much more similar than to the runner-up's (measured: deck_teaching)
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
 ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)
 WRONG_SHARE = 0.5  # a row photo with more than this share of its cards read as other cards is refused
@@ -373,6 +385,7 @@ class DeckMemory:
     top: int = TOP
     gate: float = GATE
     rerank: bool = RERANK
+    margin: float = MARGIN
     created: str = ""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -437,6 +450,9 @@ class DeckMemory:
         # the memory chooses among the taught cards the reader itself ranks in its ``top`` (all: 0), and
         # only where the reader is less sure than ``gate`` of its best card
         allowed = np.repeat(out.max(axis=1, keepdims=True) < self.gate, len(columns), axis=1)
+        if len(columns) > 1 and self.margin > 0:  # ... and where the memory itself tells its best card apart
+            ordered = np.sort(sims, axis=1)
+            allowed &= (ordered[:, -1:] - ordered[:, -2:-1]) >= self.margin
         if 0 < self.top < out.shape[1]:
             kth = -np.partition(-out, self.top - 1, axis=1)[:, self.top - 1 : self.top]
             allowed &= out[:, columns] >= kth
@@ -468,6 +484,46 @@ class DeckMemory:
             anywhere = adjusted[:, columns].max(axis=1, keepdims=True) * self.vouch
             adjusted[:, columns] = np.maximum(adjusted[:, columns], anywhere)
         return merge_reading(adjusted, cards)
+
+    def sure_cards(self, features: np.ndarray) -> list[str | None]:
+        """Per feature row, the taught card the memory is sure it shows, else None: its prototype at least
+        ``RESCUE_SIMILARITY`` similar and at least ``RESCUE_MARGIN`` more similar than the runner-up's."""
+        if len(features) == 0:
+            return []
+        columns, sims = self.similarities(features)
+        if len(columns) < 2:
+            return [None] * len(features)
+        order = np.argsort(-sims, axis=1)
+        best = np.take_along_axis(sims, order[:, :1], axis=1)[:, 0]
+        second = np.take_along_axis(sims, order[:, 1:2], axis=1)[:, 0]
+        sure = (best >= RESCUE_SIMILARITY) & (best - second >= RESCUE_MARGIN)
+        return [CARD_CODES[columns[o]] if ok else None for o, ok in zip(order[:, 0], sure, strict=True)]
+
+    def rescue(self, detector: Any, image: np.ndarray, found: Sequence[Detection]) -> list[Detection]:
+        """``found`` (the corners read in ``image``) with the corners the reading cut that this deck knows
+        surely: the detector's faint candidates of one upright pass (down to ``RESCUE_FLOOR``; one per
+        spot) that overlap no corner found by more than ``RESCUE_OVERLAP`` (IoU) are read by the reader,
+        and one whose features the memory is sure of (:meth:`sure_cards`) is added as that card, at the
+        detector's threshold confidence (a card it makes is shown as doubtful, for the players to check).
+        """
+        from vision.geometry import box_iou_one, nms
+
+        reader = _reader_of(detector)
+        boxes, scores = detector.faint_candidates(image, RESCUE_FLOOR)
+        if not len(boxes):
+            return list(found)
+        boxes = boxes[nms(boxes, scores.max(axis=1), RESCUE_NMS)]
+        if found:
+            taken = np.asarray([d.box for d in found], np.float32)
+            boxes = boxes[box_iou_one(boxes[:, None, :], taken).max(axis=1) <= RESCUE_OVERLAP]
+        if not len(boxes):
+            return list(found)
+        spots = [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in boxes]
+        patches = [corner_patch(image, spot, reader.size, reader.context) for spot in spots]
+        sure = self.sure_cards(reader.read_patches(patches)[2])
+        confidence = float(detector.conf)
+        rescued = [Detection(code, confidence, spot) for code, spot in zip(sure, spots, strict=True) if code]
+        return sorted([*found, *rescued], key=lambda d: -d.confidence)
 
     def alike(self, threshold: float = ALIKE) -> list[tuple[str, str, float]]:
         """Pairs of taught cards whose prototypes are at least ``threshold`` similar, most alike first."""
@@ -516,6 +572,7 @@ class DeckMemory:
             self.top,
             self.gate,
             self.rerank,
+            self.margin,
             self.created,
         )
 

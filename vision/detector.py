@@ -284,6 +284,11 @@ class CardDetector:
         """Corner detections in ``image`` (HxWx3 uint8 BGR), best first, boxes in photo pixels."""
         check_image_array(image)
         self.load()
+        found = self._read(image)
+        deck = self.reader.deck if self.reader is not None else None
+        return found if deck is None else deck.rescue(self, image, found)
+
+    def _read(self, image: np.ndarray) -> list[Detection]:
         if self.effort == FOCUSED and self.tiles is None:
             return read_with_effort(self, image, FOCUSED)[0]
         hw = image.shape[:2]
@@ -360,14 +365,24 @@ class CardDetector:
         median = statistics.median(box_size(d.box) for d in found)
         return median * scale < SMALL_CORNER
 
-    def _candidates(self, image: np.ndarray, quarter_turns: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def faint_candidates(self, image: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+        """One pass over the whole photo, upright: every candidate scoring at least ``floor`` (boxes in
+        photo pixels, class scores), before any threshold or suppression. A taught deck looks again at
+        those the reading cut (:meth:`vision.deck.DeckMemory.rescue`)."""
+        return self._candidates(image, 0, floor)
+
+    def _candidates(
+        self, image: np.ndarray, quarter_turns: int = 0, floor: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """One pass of the model over ``image`` turned clockwise by ``quarter_turns``: its candidates
-        (boxes in ``image``'s own pixels, class scores) before suppression."""
+        (boxes in ``image``'s own pixels, class scores) down to ``floor`` (default ``candidate_conf``)
+        before suppression."""
         turned = rotate_image(image, quarter_turns)
         size = self.input_hw or rect_input_size(turned.shape[:2], self.imgsz)
         padded, lb = letterbox(turned, size)
         output = self.run_model(padded)
-        boxes, scores = candidate_boxes(output, len(self.codes), lb, turned.shape[:2], self.candidate_conf)
+        low = self.candidate_conf if floor is None else floor
+        boxes, scores = candidate_boxes(output, len(self.codes), lb, turned.shape[:2], low)
         return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
 
     def run_model(self, letterboxed: np.ndarray) -> np.ndarray:

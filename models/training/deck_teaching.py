@@ -175,12 +175,13 @@ class CachedDetector(CardDetector):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._passes: dict[tuple[bytes, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._passes: dict[bytes, np.ndarray] = {}
 
-    def _candidates(self, image: np.ndarray, quarter_turns: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        key = (hashlib.blake2b(np.ascontiguousarray(image).data, digest_size=16).digest(), quarter_turns)
+    def run_model(self, letterboxed: np.ndarray) -> np.ndarray:
+        key = hashlib.blake2b(np.ascontiguousarray(letterboxed).data, digest_size=16).digest()
+        key += repr(letterboxed.shape).encode()
         if key not in self._passes:
-            self._passes[key] = super()._candidates(image, quarter_turns)
+            self._passes[key] = super().run_model(letterboxed)
         return self._passes[key]
 
 

@@ -163,6 +163,20 @@ def test_the_memory_leaves_a_corner_the_reader_is_sure_of() -> None:
     assert np.array_equal(memory.blend(cards, taught["3H"][None]), cards)
 
 
+def test_the_memory_leaves_a_corner_whose_taught_cards_it_cannot_tell_apart() -> None:
+    rng = np.random.default_rng(6)
+    taught = {c: rng.normal(size=16) for c in ("3H", "5H", "7H")}
+    memory = memory_of(taught)
+    cards = np.full((1, len(CARD_CODES)), 0.01, np.float32)
+    cards[0, CARD_CODES.index("5H")] = 0.5
+    mixes = [a * taught["3H"] + (1 - a) * taught["5H"] for a in np.linspace(0.3, 0.7, 41)]
+    gaps = [float(np.diff(np.sort(memory.similarities(m[None])[1][0])[-2:])[0]) for m in mixes]
+    between = mixes[int(np.argmin(gaps))][None]  # as like the deck's 3 as its 5
+    assert min(gaps) < memory.margin
+    assert np.array_equal(memory.blend(cards, between), cards)
+    assert not np.array_equal(memory.blend(cards, taught["3H"][None]), cards)
+
+
 def test_two_cards_taught_alike_and_too_few_cards_are_refused() -> None:
     rng = np.random.default_rng(1)
     taught = {c: rng.normal(size=16) for c in CARD_CODES[:MIN_CARDS]}
@@ -327,3 +341,77 @@ def test_the_features_output_leaves_the_logits_bit_for_bit(tmp_path: Path) -> No
     (tmp_path / "not.onnx").write_bytes(b"junk")
     with pytest.raises(ValueError, match="cannot read"):
         add_features(tmp_path / "not.onnx")
+
+
+# ------------------------------------------------------------------------------- rescuing faint corners
+
+
+def lettered(offset_y: int = 0) -> tuple[np.ndarray, list[tuple[float, float, float, float]]]:
+    """A light photo with the letters A, 2 and 3 printed in a row (a deck's corner indices, as the
+    memory sees them), and the letters' boxes."""
+    import cv2
+
+    image = np.full((300, 400, 3), 200, np.uint8)
+    boxes = []
+    for k, letter in enumerate("A23"):
+        x0, y0 = 40 + 80 * k, 60 + offset_y
+        cv2.putText(image, letter, (x0 + 3, y0 + 30), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (0, 0, 0), 2)
+        boxes.append((float(x0), float(y0), float(x0 + 30), float(y0 + 40)))
+    return image, boxes
+
+
+class FaintDetector:
+    """The part of a detector a taught deck's rescue uses: its reader, its threshold and the faint
+    candidates of one pass (here given: boxes and their best scores, under the threshold)."""
+
+    conf = 0.2
+
+    def __init__(self, reader: CornerReader, faint: list[tuple[tuple[float, ...], float]]) -> None:
+        self.reader = reader
+        self.faint = faint
+
+    def faint_candidates(self, image: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+        boxes = np.array([b for b, _ in self.faint], np.float32).reshape(-1, 4)
+        scores = np.zeros((len(self.faint), len(CARD_CODES)), np.float32)
+        scores[:, 0] = [s for _, s in self.faint]
+        keep = scores.max(axis=1) >= floor
+        return boxes[keep], scores[keep]
+
+
+def lettered_memory(reader: CornerReader) -> DeckMemory:
+    from vision.deck import kept_patch
+
+    image, boxes = lettered()
+    patches = np.stack([kept_patch(image, b) for b in boxes])
+    return DeckMemory.build("Family", ("AS", "2S", "3S"), patches, ("row.jpg",) * 3, reader)
+
+
+@needs_reader
+def test_a_taught_deck_rescues_corners_the_detector_scored_low(reader: CornerReader) -> None:
+    memory = lettered_memory(reader)
+    image, boxes = lettered(offset_y=120)  # another photo: the same cards elsewhere
+    detector = FaintDetector(reader, [(boxes[0], 0.02), (boxes[2], 0.06)])
+    rescued = memory.rescue(detector, image, [])
+    assert sorted((d.code, d.box) for d in rescued) == [("3S", boxes[2]), ("AS", boxes[0])]
+    assert all(d.confidence == detector.conf for d in rescued)  # shown as doubtful, for the players
+
+
+@needs_reader
+def test_a_false_candidate_that_matches_no_prototype_is_not_accepted(reader: CornerReader) -> None:
+    memory = lettered_memory(reader)
+    image, _ = lettered(offset_y=120)
+    blank = (300.0, 230.0, 330.0, 270.0)  # the bare table
+    assert memory.rescue(FaintDetector(reader, [(blank, 0.1)]), image, []) == []
+
+
+@needs_reader
+def test_a_faint_candidate_on_a_corner_already_read_is_not_added_again(reader: CornerReader) -> None:
+    from vision.types import Detection
+
+    memory = lettered_memory(reader)
+    image, boxes = lettered(offset_y=120)
+    found = [Detection("AS", 0.9, boxes[0])]
+    x0, y0, x1, y1 = boxes[0]
+    again = (x0 + 2, y0 + 1, x1 + 2, y1 + 1)  # the same corner, a little shifted
+    rescued = memory.rescue(FaintDetector(reader, [(again, 0.05), (boxes[1], 0.05)]), image, found)
+    assert [(d.code, d.box) for d in rescued] == [("AS", boxes[0]), ("2S", boxes[1])]
