@@ -67,6 +67,10 @@ class NcnnDetector(CardDetector):
         return f"NcnnDetector({str(self.model_path)!r}, imgsz={self.imgsz}, rotations={self.rotations})"
 
     def _load_onnx(self) -> None:  # the backend's own load, called by CardDetector.load
+        # The wheel's OpenMP threads wait for work actively by default: on a busy machine (the kiosk's UI, a
+        # shared development machine) they burned their time slices spinning, one pass taking 1.3-2 s
+        # instead of 65 ms here. Passive waiting must be asked for before OpenMP starts (the first import).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import ncnn  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError as exc:
