@@ -36,14 +36,14 @@ from vision.types import Box, DetectedCard, box_size
 
 INDEX_MM = 8.0
 """How tall a corner index (rank over suit) is on a standard card, in millimetres."""
-BOX_PER_INDEX = 1.06
+BOX_PER_INDEX = 1.05
 """A detected corner box's size (``sqrt(w * h)``) over the index's printed height, median over the
 cards read in the measurement (cards at every angle; an upright index's box is narrower than tall)."""
 MIN_MODEL_PX = 7.5
 """Median detected corner box, in pixels of the model's view of the whole photo (the photo fitted into
-``imgsz``), under which the reading loses most cards (models/eval/placement.md)."""
+``imgsz``), under which the reading loses more cards the smaller it gets (models/eval/placement.md)."""
 GOOD_MODEL_PX = 9.0
-"""The same size from which the reading read every card in the measurement: what the advice aims for."""
+"""The same size from which the reading reads as well as it does on large corners: the advice aims here."""
 CAPTURE_WIDTH = 2304
 """The still width the kiosk asks of a camera that can give more (the Camera Module 3's 2x2 binned mode)."""
 EDGE = 0.01

@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         argv if argv is not None else sys.argv[1:]
     )
     also = tuple(
-        (name, json.loads(Path(path).read_text())) for name, _, path in (a.partition("=") for a in args.also)
+        (name, json.loads(Path(path).read_text())) for name, _, path in (a.rpartition("=") for a in args.also)
     )
     text = report(rows, command, also)
     print(text)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vision.placement import (
+    BOX_PER_INDEX,
     GOOD_MODEL_PX,
     MIN_MODEL_PX,
     MODULE3,
@@ -65,7 +66,7 @@ def test_the_corner_size_scales_inversely_with_the_height() -> None:
 def test_the_widest_view_the_reading_reads_well_follows_the_threshold() -> None:
     # A corner box of GOOD_MODEL_PX in the model's 576 px view of a picture this wide is an 8 mm index.
     view = widest_view()
-    assert index_px(view, 576) * 1.06 == pytest.approx(GOOD_MODEL_PX, rel=0.01)
+    assert index_px(view, 576) * BOX_PER_INDEX == pytest.approx(GOOD_MODEL_PX)
     assert widest_view(MIN_MODEL_PX) > view
 
 
