@@ -69,6 +69,24 @@ def on_table(photo: np.ndarray, fill: float, rng: np.random.Generator) -> np.nda
     return still
 
 
+def on_frame(small: np.ndarray, like: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``small`` in the middle of a frame the size of ``like``, of ``like``'s border colour with grain."""
+    import cv2
+
+    h, w = like.shape[:2]
+    border = np.concatenate([like[:4].reshape(-1, 3), like[-4:].reshape(-1, 3)])
+    frame = np.empty((h, w, 3), np.float32)
+    frame[:] = np.median(border, axis=0)
+    coarse = rng.normal(0.0, 10.0, (max(2, h // 32), max(2, w // 32), 1)).astype(np.float32)
+    frame += cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)[:, :, None]
+    frame += rng.normal(0.0, 4.0, frame.shape).astype(np.float32)
+    out = np.clip(frame, 0, 255).astype(np.uint8)
+    sh, sw = small.shape[:2]
+    y0, x0 = (h - sh) // 2, (w - sw) // 2
+    out[y0 : y0 + sh, x0 : x0 + sw] = small
+    return out
+
+
 def bin_of(size: float, bins: tuple[int, ...] = BINS) -> str:
     lo = 0
     for hi in bins:
@@ -134,6 +152,59 @@ def read_stills(args: argparse.Namespace) -> list[dict[str, Any]]:
         if args.json:  # so far, in case the run is stopped
             args.json.write_text(json.dumps(rows))
     return rows
+
+
+def read_real(manifest: Path, prefix: str, limit: int, fills: list[float]) -> list[dict[str, Any]]:
+    """Real photos (``../shared/realcards``' manifest, files under ``prefix``): each card read right in the
+    photo as it is (by rank: some sets label ranks only) is followed as the photo is shrunk by each of
+    ``fills`` onto a frame of its own size (a camera hanging higher). Each row: the card's corner box in the
+    model's view of the whole photo, and whether the card (its rank) is still read."""
+    import cv2
+
+    from vision.camera import load_image
+
+    data = json.loads(manifest.read_text())
+    entries = [e for e in data["images"] if str(e["file"]).startswith(prefix)][:limit]
+    detector = CardDetector().load()
+    rng = np.random.default_rng(57)
+    rows: list[dict[str, Any]] = []
+    for n, entry in enumerate(entries):
+        photo = load_image(manifest.parent / entry["file"])
+        h, w = photo.shape[:2]
+        ranks = list(entry.get("ranks") or [c[:-1] for c in entry.get("cards", [])])
+        want = Counter(ranks)
+        native = []
+        for card in read_cards(photo, detector).cards:
+            rank = card.code[:-1]
+            if want[rank] > 0:
+                want[rank] -= 1
+                native.append((rank, max(box_size(b) for b in card.boxes)))
+        for fill in fills:
+            small = cv2.resize(photo, (round(w * fill), round(h * fill)), interpolation=cv2.INTER_AREA)
+            frame = on_frame(small, photo, rng)
+            try:
+                got = Counter(c.code[:-1] for c in read_cards(frame, detector).cards)
+            except ImageError:
+                got = Counter()
+            for rank, box in native:
+                found = got[rank] > 0
+                if found:
+                    got[rank] -= 1
+                model_px = box * fill * IMGSZ / max(w, h)
+                rows.append({"still": f"{entry['file']}@{fill}", "model_px": model_px, "found": found})
+        print(
+            f"{n + 1}/{len(entries)} {entry['file']}: {len(native)} of {len(ranks)} read as it is", flush=True
+        )
+    return rows
+
+
+def real_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Recall of the real photos' cards by their corner box in the model's view of the shrunk photo."""
+    out = ["| corner box in the model's view | recall |", "|---|---|"]
+    for label in sorted({bin_of(float(r["model_px"]), MODEL_BINS) for r in rows}, key=_order):
+        sel = [r for r in rows if bin_of(float(r["model_px"]), MODEL_BINS) == label]
+        out.append(f"| {label} | {_recall(sel)} |")
+    return out
 
 
 def _recall(rows: list[dict[str, Any]]) -> str:
@@ -258,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every card's result here (as it goes)")
     parser.add_argument("--rows", type=Path, help="report on the results a --json run wrote, reading nothing")
     parser.add_argument("--report", type=Path, help="write the report (markdown) here too")
+    parser.add_argument("--real", type=Path, help="a real photo set's manifest.json (../shared/realcards)")
+    parser.add_argument("--prefix", default="ivr_edinburgh/", help="with --real: the files under this folder")
+    parser.add_argument("--real-rows", type=Path, help="a --real run's rows: their table in the report")
     parser.add_argument(
         "--ran", help="with --rows: the command that wrote them (for the report's first line)"
     )
@@ -269,6 +343,13 @@ def main(argv: list[str] | None = None) -> int:
         help="another run's rows: its model-view table too",
     )
     args = parser.parse_args(argv)
+    if args.real:
+        fills = [f for f in args.fill if f < 1] or [0.5, 0.35, 0.25, 0.18, 0.12]
+        real = read_real(args.real, args.prefix, args.limit, fills)
+        if args.json:
+            args.json.write_text(json.dumps(real))
+        print("\n".join(real_table(real)))
+        return 0
     rows = json.loads(args.rows.read_text()) if args.rows else read_stills(args)
     command = args.ran or "python -m vision.placement_eval " + " ".join(
         argv if argv is not None else sys.argv[1:]
@@ -277,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
         (name, json.loads(Path(path).read_text())) for name, _, path in (a.rpartition("=") for a in args.also)
     )
     text = report(rows, command, also)
+    if args.real_rows:
+        real_rows = json.loads(args.real_rows.read_text())
+        text += "\n## Real photos\n\n" + "\n".join(real_table(real_rows)) + "\n"
     print(text)
     if args.report:
         args.report.write_text(text, encoding="utf-8")
