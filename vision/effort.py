@@ -385,7 +385,7 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
     hw = image.shape[:2]
     doubt, first = find_doubt(detector, passes, rules)
     side = look_side(detector, hw, rules)
-    if side > detector.imgsz and (len(doubt.small) or len(doubt.faint) or not len(first[0])):
+    if side > detector.imgsz and (not len(first[0]) or _mostly_small(detector, first, hw)):
         return _read_large(detector, passes, rules, side)
     if not doubt.any:
         boxes, scores = first
@@ -430,7 +430,10 @@ def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> 
     if not doubt.any:
         boxes, scores = first
         return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
-    views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]] = [(*passes.whole(0, long_side=side), None)]
+    views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]] = [
+        (*passes.whole(0), None),
+        (*passes.whole(0, long_side=side), None),
+    ]
     rects = spot_windows(
         np.concatenate([doubt.unsure, doubt.faint]), hw, round(rules.window * max(hw) / side)
     )
@@ -477,6 +480,18 @@ def look_side(detector: Any, image_hw: tuple[int, int], rules: FocusRules = DEFA
     if not getattr(detector, "resizable", False) or not large or rules.look <= 1.0:
         return imgsz
     return max(imgsz, min(round(rules.look * imgsz / 32) * 32, -(-max(image_hw) // 32) * 32))
+
+
+def _mostly_small(detector: Any, first: View, hw: tuple[int, int]) -> bool:
+    """Whether the median corner of a first look is under ``SMALL_CORNER`` model-input pixels (the full
+    reading's own test for adding crops: :meth:`CardDetector.corners_are_small`)."""
+    from vision.detector import SMALL_CORNER
+
+    boxes, _ = first
+    in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
+    scale = min(in_h / hw[0], in_w / hw[1])
+    size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
+    return bool(len(size)) and float(np.median(size)) < SMALL_CORNER
 
 
 def _tiles_worth(detector: Any, doubt: Doubt, first: View, hw: tuple[int, int]) -> bool:
