@@ -733,9 +733,14 @@ class FrameClock:
         from kivy.core.window import Window
 
         self.ticks: list[float] = []
+        self.cpu: list[float] = []  # the UI thread's CPU seconds at each tick
         self.flips: list[float] = []
-        self._event = Clock.schedule_interval(lambda _dt: self.ticks.append(time.perf_counter()), 0)
+        self._event = Clock.schedule_interval(self._tick, 0)
         Window.bind(on_flip=self._flip)
+
+    def _tick(self, _dt: float) -> None:
+        self.ticks.append(time.perf_counter())
+        self.cpu.append(time.thread_time())
 
     def _flip(self, *_: Any) -> None:
         self.flips.append(time.perf_counter())
@@ -748,6 +753,15 @@ class FrameClock:
         """The longest time between two ticks of the UI thread from ``begin`` to ``end`` (seconds)."""
         inside = [begin, *(t for t in self.ticks if begin < t < end), end]
         return max(b - a for a, b in zip(inside, inside[1:], strict=False))
+
+    def work(self, begin: float, end: float) -> float:
+        """The UI thread's own CPU seconds from ``begin`` to ``end`` (tick to tick: what it did, whatever
+        the machine's load), unlike a stall, which also counts the time it waited for a core."""
+        inside = [k for k, t in enumerate(self.ticks) if begin <= t <= end]
+        if not inside:
+            return 0.0
+        first, last = inside[0], min(inside[-1] + 1, len(self.ticks) - 1)
+        return self.cpu[last] - self.cpu[max(first - 1, 0)]
 
     def stop(self) -> None:
         from kivy.core.window import Window
@@ -765,8 +779,8 @@ def _median_p90(values: list[float]) -> tuple[float, float]:
 
 def timed_scan(d: Driver, app: Any, frames: FrameClock) -> Generator[Any, None, dict[str, float]]:
     """Tap Scan on the round, wait for the result drawn and its photo kept; where the time went (ms)."""
-    d.tap("scan-table")
     tapped = time.perf_counter()
+    d.tap("scan-table")
     yield
     yield from wait_idle(app)
     marks: dict[str, float] = dict(getattr(app, "scan_marks", {}))
@@ -777,7 +791,6 @@ def timed_scan(d: Driver, app: Any, frames: FrameClock) -> Generator[Any, None, 
     while getattr(app.kiosk, "keeping", False):  # the photo and reading still being written
         yield 0.01
     worker = dict(app.scanner.last_marks) if hasattr(app.scanner, "last_marks") else {}
-    tapped = marks.get("tapped", tapped)
     times = app.scanner.last_times
     split = {
         "tap to result": (drawn - tapped) * 1000,
@@ -785,15 +798,19 @@ def timed_scan(d: Driver, app: Any, frames: FrameClock) -> Generator[Any, None, 
         "reading": times.get("read", 0.0),
         "UI stall": frames.longest_stall(tapped, drawn) * 1000,
     }
+    # While the worker reads: from the photo taken to the reading done (the worker starts at the tap).
+    reading = (tapped + times.get("capture", 0.0) / 1000, tapped + times.get("worker", 0.0) / 1000)
+    split["UI stall while reading"] = frames.longest_stall(*reading) * 1000
+    split["UI thread's work while reading"] = frames.work(*reading) * 1000
     if worker and "result" in marks:
-        split["UI stall while reading"] = frames.longest_stall(worker["captured"], worker["read"]) * 1000
         split["to the worker"] = (worker["begun"] - tapped) * 1000
         split["after reading, to the UI"] = (marks["result"] - worker["read"]) * 1000
         split["in the worker, besides"] = times.get("worker", 0.0) - split["photo"] - split["reading"]
         split["check screen"] = (shown - marks["result"]) * 1000
         split["drawing"] = (drawn - shown) * 1000
-    if "kept" in marks:
-        split["photo and record, after"] = (marks["kept"] - shown) * 1000
+    kept = getattr(app, "scan_marks", {}).get("kept")
+    if kept is not None:
+        split["photo and record, after"] = (kept - shown) * 1000
     return split
 
 
