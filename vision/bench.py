@@ -409,9 +409,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dynamic", action="store_true", help="with --stand-in: export a dynamic-shape ONNX")
     parser.add_argument(
         "--part",
-        choices=("all", "reading", "backends"),
+        choices=("all", "reading", "backends", "sizes"),
         default="all",
-        help="the reading stage by stage (full against focused), the runtimes' one pass, or both (default)",
+        help="the reading stage by stage (full against focused), the runtimes' one pass, or both (default); "
+        "sizes: one pass at other input sizes (--onnx: a dynamic export; photos with YOLO labels beside)",
     )
     parser.add_argument("--worker", choices=WORKER_KINDS, help=argparse.SUPPRESS)
     parser.add_argument("--model", help=argparse.SUPPRESS)
@@ -482,6 +483,9 @@ def _bench(args: argparse.Namespace) -> int:
     runtimes.append(("Ultralytics predict, square", "ultralytics-square", args.pt))
     runtimes.append(("Ultralytics predict", "ultralytics", args.pt))
 
+    if args.part == "sizes":
+        sizes_bench(images, args.onnx, SIZES, args.threads)
+        return 0
     if args.part in ("all", "reading") and not args.stand_in:
         reading_bench(images, args.repeat, args.threads)
         if args.part == "reading":
@@ -748,6 +752,94 @@ def reading_bench(images: list[Path], repeat: int = 3, threads: int = 2) -> dict
     )
     for name, seconds in camera.items():
         print(f"  {name:28} {statistics.median(seconds):7.2f}")
+    return figures
+
+
+# -- other input sizes: one pass at each long side, its work and the corners it reads -----------------------
+
+SIZES = (480, 544, 576, 640, 800, 960)
+SIZE_IOU = 0.3  # a detection reads a labelled corner when their boxes overlap this much (as models.training)
+
+
+def _labelled_corners(
+    photo: Path, hw: tuple[int, int], codes: tuple[str, ...]
+) -> list[tuple[str, list[float]]]:
+    """The corner boxes of ``photo``'s YOLO label file (``.../labels/X/`` for ``.../images/X/``), in pixels;
+    [] without one."""
+    label = Path(str(photo.parent).replace("/images/", "/labels/")) / (photo.stem + ".txt")
+    if not label.is_file():
+        return []
+    height, width = hw
+    corners = []
+    for line in label.read_text(encoding="utf-8").split("\n"):
+        if line.strip():
+            cls, cx, cy, w, h = (float(v) for v in line.split())
+            x, y, bw, bh = cx * width, cy * height, w * width, h * height
+            corners.append((codes[int(cls)], [x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2]))
+    return corners
+
+
+def sizes_bench(
+    images: list[Path], model: Path, sizes: tuple[int, ...] = SIZES, threads: int = 2
+) -> dict[int, Any]:
+    """One upright pass of ``model`` (a dynamic-input export: ``models.training.export --dynamic``) at each
+    long side of ``sizes``, "rect" inputs, without the corner reader, the sizes in turn on each photo: median
+    wall and CPU ms, and the labelled corners read right (same code, IoU >= ``SIZE_IOU``), missed and read
+    as another card. Prints the table with the work against the shipped size; returns the figures."""
+    import cv2
+
+    from vision.detector import CardDetector
+
+    detectors = {}
+    for size in sizes:
+        detector = CardDetector(
+            model, imgsz=size, threads=threads, tiles=1, rotations=1, reader="off", effort="full"
+        )
+        detectors[size] = detector.load()
+        if not detector.resizable:
+            raise SystemExit(
+                f"vision.bench: {model} has a fixed input: export one with --dynamic to time sizes"
+            )
+        detector.input_hw = None  # rect at every size, the exported one too
+    figures: dict[int, Any] = {
+        s: {"ms": [], "cpu_ms": [], "right": 0, "missed": 0, "other": 0} for s in sizes
+    }
+    labelled = 0
+    for index, path in enumerate(images):
+        image: Any = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise SystemExit(f"vision.bench: {path}: not a photo OpenCV can read")
+        truth = _labelled_corners(path, image.shape[:2], detectors[sizes[0]].codes)
+        labelled += len(truth)
+        shift = index % len(sizes)
+        for size in sizes[shift:] + sizes[:shift]:
+            cpu, start = time.process_time(), time.perf_counter()
+            found = detectors[size].detect(image)
+            figures[size]["ms"].append((time.perf_counter() - start) * 1000)
+            figures[size]["cpu_ms"].append((time.process_time() - cpu) * 1000)
+            for code, box in truth:
+                best = max(found, key=lambda d: _iou(box, list(d.box)), default=None)
+                if best is None or _iou(box, list(best.box)) < SIZE_IOU:
+                    figures[size]["missed"] += 1
+                else:
+                    figures[size]["right" if best.code == code else "other"] += 1
+    base = statistics.median(figures[576 if 576 in sizes else sizes[0]]["cpu_ms"])
+    print(
+        f"One upright pass at each long side (rect inputs, no reader, {threads} threads) on {len(images)} "
+        f"photos, {labelled} labelled corners; load average {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"{'long side':>9} {'ms med':>7} {'CPU ms':>7} {'work x':>7} {'read right':>17} {'missed':>7} "
+        f"{'other':>6}"
+    )
+    for size in sizes:
+        row = figures[size]
+        cpu = statistics.median(row["cpu_ms"])
+        share = f"{row['right']} ({100 * row['right'] / max(labelled, 1):.1f} %)"
+        print(
+            f"{size:>9} {statistics.median(row['ms']):7.1f} {cpu:7.1f} {cpu / base:7.2f} {share:>17} "
+            f"{row['missed']:>7} {row['other']:>6}"
+        )
     return figures
 
 

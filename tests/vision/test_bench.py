@@ -100,3 +100,26 @@ def test_the_reading_bench_times_each_stage_of_both_readings(
         assert set(stages) == set(STAGES) and stages["reading (photo to hands)"][0] > 0
     out = capsys.readouterr().out
     assert "ESTIMATES: Pi 5" in out and "kept ready" in out
+
+
+def test_other_input_sizes_are_timed_with_the_labelled_corners_they_read(
+    make_model: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.bench import sizes_bench
+
+    # a dynamic-input model finding one 7S at (55, 72.5) in input pixels, whatever the input's size
+    model = make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.9}], anchors=4), imgsz=None)
+    images, labels = tmp_path / "set" / "images" / "val", tmp_path / "set" / "labels" / "val"
+    images.mkdir(parents=True)
+    labels.mkdir(parents=True)
+    photo = images / "p0.jpg"
+    cv2.imwrite(str(photo), table_photo(seed=1)[:320, :320])
+    # the 7S where a 320 px input puts it (scale 1 on a 320 x 320 photo), and a corner no pass finds
+    (labels / "p0.txt").write_text(
+        f"{6} {55 / 320} {72.5 / 320} {10 / 320} {15 / 320}\n0 0.9 0.9 0.05 0.05\n"
+    )
+    figures = sizes_bench([photo], model, sizes=(320, 640), threads=1)
+    assert figures[320]["right"] == 1 and figures[320]["missed"] == 1
+    assert figures[640]["right"] == 0 and figures[640]["missed"] + figures[640]["other"] == 2
+    assert all(row["ms"][0] > 0 for row in figures.values())
+    assert "2 labelled corners" in capsys.readouterr().out
