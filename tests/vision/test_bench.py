@@ -71,8 +71,10 @@ def test_a_camera_kept_ready_costs_one_capture_where_one_opened_per_scan_costs_i
     )
     monkeypatch.setattr(SimulatedPicamera2, "delays", delays)
     times = _camera_times([table_photo()], scans=2)
-    assert all(0.01 <= s < 0.03 for s in times["kept ready"])
+    # sleeps only lengthen on a busy machine: each kept capture costs its capture, well under any opening
+    assert all(s >= 0.01 for s in times["kept ready"])
     assert all(s >= 0.02 + 0.03 + 0.01 for s in times["opened for each scan"])
+    assert max(times["kept ready"]) < min(times["opened for each scan"])
 
 
 def test_the_reading_bench_times_each_stage_of_both_readings(
