@@ -679,9 +679,14 @@ def _stage_times(detector: Any, path: Path, effort: str) -> tuple[dict[str, floa
 
 
 def _kind(path: Path) -> str:
-    """A photo's kind for the tables: the demo photos by name (hand, seep, table), others by folder."""
-    stem = path.stem.rstrip("0123456789_-")
-    return stem if path.parent == DEMO_PHOTOS else path.parent.name
+    """A photo's kind for the tables: the demo photos by name (hand, seep, table), a synthetic set's by
+    what it holds (``SYNTHETIC_KINDS``) or its name (``runs/data/NAME/images/val``), others by folder."""
+    if path.parent == DEMO_PHOTOS:
+        return path.stem.rstrip("0123456789_-")
+    if path.parent.parent.name == "images":
+        name = path.parent.parent.parent.name
+        return SYNTHETIC_KINDS.get(name, name)
+    return path.parent.name
 
 
 DEMO_PHOTOS = Path(__file__).resolve().parent / "demo"
