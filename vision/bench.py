@@ -27,8 +27,8 @@ Each runtime runs in a process of its own, started once and kept; the parent ask
 same photo, so a change in the machine's load hits all alike. Per runtime it prints:
 
 * ms per photo: median and 90th percentile over ``--repeat`` passes over all photos, timed from the
-  decoded photo to the detections, and split into preprocess (letterbox and input tensor), the model run,
-  and postprocess (decoding and both NMS steps; Ultralytics: its own ``speed`` split);
+  decoded photo to the detections, and split into preprocess (the letterbox), the model run (its input
+  tensor included) and postprocess (decoding and both NMS steps; Ultralytics: its own ``speed`` split);
 * CPU ms per photo (all the process's threads): the work, which a busy machine inflates far less;
 * start-up to the first result (interpreter, imports, model load, the first photo) and peak memory;
 * the ratio to Ultralytics, and how many corners it found as ONNX Runtime found them.
