@@ -15,7 +15,7 @@ import pytest
 
 from ui.cli import main
 from vision.model_config import DEFAULT_ONNX
-from vision.reader import DEFAULT_READER, corner_patch
+from vision.reader import DEFAULT_READER
 
 pytestmark = [
     pytest.mark.slow,
@@ -59,30 +59,17 @@ def learn_args(deck: dict[str, Any], data: Path, name: str = "Family") -> list[s
 
 def test_teaching_a_held_out_deck_raises_its_reading(deck: dict[str, Any]) -> None:
     from models.training import deck_teaching as dt
-    from models.training.data.decks import Deck, Family, Split
-    from models.training.data.scenes import FaceLibrary, SceneMaker
-    from vision.deck import teach
+    from vision.deck import teach, use_deck
 
     detector = dt.make_detector()
-    reader = detector.reader
-    assert reader is not None
     memory, matches = teach("Family", deck["rows"], detector)
     assert len(memory.cards) == 53 and len(matches) == 53
-    name = deck["name"]
-    design = Deck(name, Family.PROCEDURAL, deck["faces"] / name, name, Split.VAL, ("JK",))
-    maker = SceneMaker(FaceLibrary(deck["faces"], (design,)))
-    standard = taught = corners = 0
-    for k in range(30):
-        scene = maker.make(np.random.default_rng([7, k]), 640, 480)
-        if not scene.labels:
-            continue
-        truth = np.array([label[0] for label in scene.labels])
-        patches = [corner_patch(scene.image, (b[1], b[2], b[3], b[4])) for b in scene.labels]
-        cards, _, features = reader.read_patches(patches)
-        standard += int((cards.argmax(axis=1) == truth).sum())
-        taught += int((memory.blend(cards, features).argmax(axis=1) == truth).sum())
-        corners += len(truth)
-    assert taught > standard, (standard, taught, corners)
+    scenes = dt.held_out_scenes(deck["faces"], deck["name"], 30, 7, size=(960, 720))
+    standard = dt.score(detector, scenes)
+    use_deck(detector, memory)
+    taught = dt.score(detector, scenes)
+    use_deck(detector, None)
+    assert taught.right > standard.right and taught.extra <= standard.extra, (standard, taught)
 
 
 def read_json(scene: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> str:
