@@ -383,10 +383,14 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
 
     image = passes.image
     hw = image.shape[:2]
-    doubt, first = find_doubt(detector, passes, rules)
     side = look_side(detector, hw, rules)
-    if side > detector.imgsz and (not len(first[0]) or _mostly_small(detector, first, hw)):
-        return _read_large(detector, passes, rules, side)
+    if side > detector.imgsz:
+        # Decided on the first pass's own corners, before the reader: a large look reads them again.
+        boxes, scores = passes.whole(0)
+        boxes = boxes[class_nms(boxes, scores, detector.iou)]
+        if not len(boxes) or _mostly_small(detector, boxes, hw):
+            return _read_large(detector, passes, rules, side)
+    doubt, first = find_doubt(detector, passes, rules)
     if not doubt.any:
         boxes, scores = first
         return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
@@ -482,12 +486,11 @@ def look_side(detector: Any, image_hw: tuple[int, int], rules: FocusRules = DEFA
     return max(imgsz, min(round(rules.look * imgsz / 32) * 32, -(-max(image_hw) // 32) * 32))
 
 
-def _mostly_small(detector: Any, first: View, hw: tuple[int, int]) -> bool:
-    """Whether the median corner of a first look is under ``SMALL_CORNER`` model-input pixels (the full
-    reading's own test for adding crops: :meth:`CardDetector.corners_are_small`)."""
+def _mostly_small(detector: Any, boxes: np.ndarray, hw: tuple[int, int]) -> bool:
+    """Whether the median of corner ``boxes`` found in the whole photo is under ``SMALL_CORNER``
+    model-input pixels (the full reading's own test for adding crops: ``corners_are_small``)."""
     from vision.detector import SMALL_CORNER
 
-    boxes, _ = first
     in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
     scale = min(in_h / hw[0], in_w / hw[1])
     size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
