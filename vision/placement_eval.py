@@ -331,7 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", type=Path, help="write the report (markdown) here too")
     parser.add_argument("--real", type=Path, help="a real photo set's manifest.json (../shared/realcards)")
     parser.add_argument("--prefix", default="ivr_edinburgh/", help="with --real: the files under this folder")
-    parser.add_argument("--real-rows", type=Path, help="a --real run's rows: their table in the report")
+    parser.add_argument(
+        "--real-rows", nargs="*", default=[], metavar="NAME=ROWS", help="--real runs' rows: their tables too"
+    )
     parser.add_argument(
         "--ran", help="with --rows: the command that wrote them (for the report's first line)"
     )
@@ -358,9 +360,9 @@ def main(argv: list[str] | None = None) -> int:
         (name, json.loads(Path(path).read_text())) for name, _, path in (a.rpartition("=") for a in args.also)
     )
     text = report(rows, command, also)
-    if args.real_rows:
-        real_rows = json.loads(args.real_rows.read_text())
-        text += "\n## Real photos\n\n" + "\n".join(real_table(real_rows)) + "\n"
+    for name, _, path in (a.rpartition("=") for a in args.real_rows):
+        real_rows = json.loads(Path(path).read_text())
+        text += f"\n## Real photos: {name}\n\n" + "\n".join(real_table(real_rows)) + "\n"
     print(text)
     if args.report:
         args.report.write_text(text, encoding="utf-8")
