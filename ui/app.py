@@ -847,7 +847,7 @@ class SettingsScreen(Base):
                 lambda: self.app.screens["camera_check"].open_from("settings"),
                 name="camera-check",
                 size_hint_x=None,
-                width=dp(180),
+                width=max(dp(180), font("m") * 9),  # "Camera placement" and its translations
             )
         )
         test.add_widget(Lbl(_short(self.test_message, 140), "s"))
