@@ -212,3 +212,19 @@ def test_spots_close_together_share_a_window_and_windows_stay_inside_the_photo()
     spots = np.array([[10, 10], [200, 210], [1900, 1000], [1000, 500]], np.float32)
     rects = spot_windows(spots, (1080, 1920), 600)
     assert rects == [(0, 0, 600, 600), (700, 200, 600, 600), (1320, 480, 600, 600)]
+
+
+def test_the_focused_reading_reads_the_demo_photos_as_the_full_reading_with_fewer_passes() -> None:
+    from collections import Counter
+
+    from vision.camera import DEMO_DIR
+    from vision.effort import EffortReader
+    from vision.pipeline import read_cards
+
+    detector = CardDetector(rotations=2, reader=None).load()  # the shipped model and corner reader
+    assert detector.resizable  # the shipped export takes the large look's input
+    focused, full = EffortReader(detector, FOCUSED), EffortReader(detector, FULL)
+    for photo in sorted(DEMO_DIR.glob("*.jpg")):
+        assert Counter(read_cards(photo, focused).codes) == Counter(read_cards(photo, full).codes), photo.name
+        assert focused.last is not None and full.last is not None
+        assert focused.last.passes < full.last.passes
