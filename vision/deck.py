@@ -386,6 +386,8 @@ class DeckMemory:
     gate: float = GATE
     rerank: bool = RERANK
     margin: float = MARGIN
+    sure_similarity: float = RESCUE_SIMILARITY
+    sure_margin: float = RESCUE_MARGIN
     created: str = ""
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -487,7 +489,8 @@ class DeckMemory:
 
     def sure_cards(self, features: np.ndarray) -> list[str | None]:
         """Per feature row, the taught card the memory is sure it shows, else None: its prototype at least
-        ``RESCUE_SIMILARITY`` similar and at least ``RESCUE_MARGIN`` more similar than the runner-up's."""
+        ``sure_similarity`` similar and at least ``sure_margin`` more similar than the runner-up's (the
+        defaults ``RESCUE_SIMILARITY``, ``RESCUE_MARGIN``)."""
         if len(features) == 0:
             return []
         columns, sims = self.similarities(features)
@@ -496,7 +499,7 @@ class DeckMemory:
         order = np.argsort(-sims, axis=1)
         best = np.take_along_axis(sims, order[:, :1], axis=1)[:, 0]
         second = np.take_along_axis(sims, order[:, 1:2], axis=1)[:, 0]
-        sure = (best >= RESCUE_SIMILARITY) & (best - second >= RESCUE_MARGIN)
+        sure = (best >= self.sure_similarity) & (best - second >= self.sure_margin)
         return [CARD_CODES[columns[o]] if ok else None for o, ok in zip(order[:, 0], sure, strict=True)]
 
     def rescue(self, detector: Any, image: np.ndarray, found: Sequence[Detection]) -> list[Detection]:
@@ -573,6 +576,8 @@ class DeckMemory:
             self.gate,
             self.rerank,
             self.margin,
+            self.sure_similarity,
+            self.sure_margin,
             self.created,
         )
 

@@ -10,9 +10,11 @@ tables, Seep rows, scatters, close-ups) are read with the kiosk's reading, stand
 The real photos (``--real``, ``../shared/realcards``): ``ivr_edinburgh`` is one deck, 32 cards photographed
 twice (``data1``, ``data2``): taught from one half, measured on the other, both ways round.
 
-``--tune`` also sweeps the blend's weight and temperature on the first design (``--tune-design``, not one
-of those reported) and prints the sweep; the detector's passes and the reader's features are cached, so
-the sweep costs little more than one reading.
+``--tune`` first sweeps, on designs not reported (``--tune-design``, default ``proc-303`` and ``proc-304``),
+the blend (gate, weight, temperature, the memory's margin; no rescue) and then the rescue of faint corners
+(the similarity and margin the memory must be sure by) with the shipped blend, and prints each setting's
+score; the detector's passes and the reader's features are cached, so a setting costs little more than
+the pairing.
 
     python -m models.training.deck_teaching [--scenes 60] [--designs 300 301 302] [--real DIR] [--tune]
 
@@ -24,11 +26,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
-import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +42,13 @@ from vision.detector import CardDetector
 from vision.evaluate import Score
 from vision.pipeline import read_cards
 from vision.reader import CornerReader
+from vision.types import Detection
 
 FACES = Path("runs/deckteach/faces")
 COURT_DECKS = ("standard", "gm-paris")  # SVG training decks lending court pictures to the drawn decks
 PROCEDURAL_SEED = 0  # the seed training drew its procedural decks with
 DESIGNS = (300, 301, 302)
-TUNE_DESIGN = 303
+TUNE_DESIGNS = (303, 304)
 TEACH_SIZE = (1280, 960)  # a teaching photo (the kiosk camera's view, scaled)
 SCENE_SIZE = (1280, 960)
 Scene = tuple[np.ndarray, dict[str, Any]]  # a photo and its truth ("cards", "hands", "kind")
@@ -281,25 +284,44 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-GRID = {  # the blends swept by --tune (DeckMemory fields)
+# the blends swept by --tune (DeckMemory fields), without the rescue
+BLEND_GRID: dict[str, tuple[float, ...]] = {
     "gate": (1.01, 0.9, 0.7),
     "weight": (0.3, 0.6, 1.0),
     "temperature": (0.02,),
+    "margin": (0.0, 0.05, 0.1, 0.15),
+}
+# then the rescue's gate (DeckMemory fields), with the shipped blend
+RESCUE_GRID: dict[str, tuple[float, ...]] = {
+    "sure_similarity": (0.7, 0.75, 0.8, 0.85),
+    "sure_margin": (0.1, 0.15, 0.2, 0.25),
 }
 
 
-def sweep(detector: CardDetector, memory: DeckMemory, scenes: list[Scene]) -> list[tuple[float, ...]]:
-    """(gate, weight, temperature, cards right, extra, exact photos) for the blends of GRID on ``scenes``."""
-    out: list[tuple[float, ...]] = []
-    for gate in GRID["gate"]:
-        for weight in GRID["weight"]:
-            for temperature in GRID["temperature"]:
-                memory.gate, memory.weight, memory.temperature = gate, weight, temperature
-                use_deck(detector, memory)
-                s = score(detector, scenes)
-                out.append((gate, weight, temperature, s.right, s.extra, s.exact))
+def sweep(
+    detector: CardDetector, memory: DeckMemory, scenes: list[Scene], grid: dict[str, tuple[float, ...]]
+) -> list[tuple[dict[str, float], Score]]:
+    """The score on ``scenes`` of every combination of ``grid``'s values of the memory's fields (other
+    fields as shipped); the memory's fields are restored after."""
+    kept = {name: getattr(memory, name) for name in grid}
+    out = []
+    for values in itertools.product(*grid.values()):
+        setting = dict(zip(grid, values, strict=True))
+        for name, value in setting.items():
+            setattr(memory, name, value)
+        use_deck(detector, memory)
+        out.append((setting, score(detector, scenes)))
     use_deck(detector, None)
+    for name, value in kept.items():
+        setattr(memory, name, value)
     return out
+
+
+class NoRescue(DeckMemory):
+    """A memory that blends but rescues nothing (the blend's sweep)."""
+
+    def rescue(self, detector: Any, image: np.ndarray, found: Sequence[Detection]) -> list[Detection]:
+        return list(found)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -309,24 +331,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=int, default=60, help="held-out scenes per design")
     ap.add_argument("--seed", type=int, default=53)
     ap.add_argument("--real", type=Path, default=REAL, help="the real photos (skipped when missing)")
-    ap.add_argument("--tune", action="store_true", help="also sweep the blend on --tune-design")
-    ap.add_argument("--tune-design", type=int, default=TUNE_DESIGN)
+    ap.add_argument("--tune", action="store_true", help="first sweep the blend and rescue on --tune-design")
+    ap.add_argument("--tune-design", type=int, nargs="*", default=list(TUNE_DESIGNS))
     args = ap.parse_args(argv)
 
     detector = make_detector()
     rows: list[Row] = []
-    if args.tune:
-        (name,) = draw_designs(args.faces, [args.tune_design])
+    for name in draw_designs(args.faces, args.tune_design) if args.tune else []:
         scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)
         row, memory = measure(detector, name, teaching_photos(args.faces, name, args.seed), scenes)
         print(f"tuning on {name}: before {pct(row.before)}, exact {row.before.exact}/{row.scenes}")
-        for gate, weight, temperature, right, extra, exact in sweep(detector, memory, scenes):
-            print(
-                f"  gate {gate:.2f} weight {weight:.1f} temperature {temperature:.2f}: cards right "
-                f"{right:.0f}, extra {extra:.0f}, exact {exact:.0f}",
-                flush=True,
-            )
-        sys.stdout.flush()
+        kept = {f.name: getattr(memory, f.name) for f in fields(memory) if not f.name.startswith("_")}
+        for grid, tuned in ((BLEND_GRID, NoRescue(**kept)), (RESCUE_GRID, memory)):
+            for setting, s in sweep(detector, tuned, scenes, grid):
+                words = ", ".join(f"{k} {v:g}" for k, v in setting.items())
+                print(f"  {words}: cards right {pct(s)}, exact {s.exact}", flush=True)
     for name in draw_designs(args.faces, args.designs):
         scenes = held_out_scenes(args.faces, name, args.scenes, args.seed)
         row, _ = measure(
