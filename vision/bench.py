@@ -22,7 +22,8 @@ reader, with ONNX Runtime and NCNN as the kiosk runs them (the model's square in
 Ultralytics ``predict`` on the same photos and threads, twice: given the same square (``rect=False``) and
 with its own default, a "rect" input (the long side 576, the short side padded to a multiple of 32, fewer
 pixels for a 4:3 or 16:9 photo). Each runtime's ratio is to ``predict`` given the same input: like for
-like (``--also onnx-rect:M.onnx`` adds ONNX Runtime on a dynamic model with rect inputs, against rect).
+like (``--also onnx-rect:models/cards.onnx`` adds ONNX Runtime on the dynamic model with rect inputs, against
+rect).
 Each runtime runs in a process of its own, started once and kept; the parent asks them in turn for the
 same photo, so a change in the machine's load hits all alike. Per runtime it prints:
 
@@ -787,7 +788,7 @@ def _labelled_corners(
 def sizes_bench(
     images: list[Path], model: Path, sizes: tuple[int, ...] = SIZES, threads: int = 2
 ) -> dict[int, Any]:
-    """One upright pass of ``model`` (a dynamic-input export: ``models.training.export --dynamic``) at each
+    """One upright pass of ``model`` (a dynamic-input export, as shipped: ``models.training.export``) at each
     long side of ``sizes``, "rect" inputs, without the corner reader, the sizes in turn on each photo: median
     wall and CPU ms, and the labelled corners read right (same code, IoU >= ``SIZE_IOU``), missed and read
     as another card. Prints the table with the work against the shipped size; returns the figures."""
@@ -803,7 +804,7 @@ def sizes_bench(
         detectors[size] = detector.load()
         if not detector.resizable:
             raise SystemExit(
-                f"vision.bench: {model} has a fixed input: export one with --dynamic to time sizes"
+                f"vision.bench: {model} has a fixed input: export one without --fixed to time sizes"
             )
         detector.input_hw = None  # rect at every size, the exported one too
     figures: dict[int, Any] = {

@@ -2,12 +2,12 @@
 
 Copies the weights (optimizer stripped, half precision) to ``models/cards.pt``, exports them to ONNX at the
 training size (``models/cards.onnx``, opset 17 for ONNX Runtime on the Pi), writes ``models/classes.json``,
-and checks that the ONNX model runs. The input is a fixed square; ``--dynamic`` exports a dynamic height and
-width instead, which the kiosk reads at the same square (outputs bit-identical to the fixed export) and
-which the focused reading may also read at other sizes (``CardDetector.resizable``). ``python -m
-models.training.export_ncnn`` converts either for NCNN. Without ``--weights`` it takes ``best.pt`` of the
-most recently written run under the config's project folder, which may belong to a training still running
-(the checkpoint is copied first).
+and checks that the ONNX model runs. The input has a dynamic height and width, as shipped: the kiosk reads it
+at the exported square (outputs bit-identical to a fixed export) and the focused reading may also read a large
+photo at a larger size (``CardDetector.resizable``); ``--fixed`` exports a fixed square instead. ``python -m
+models.training.export_ncnn`` converts either for NCNN. Without ``--weights`` it takes ``best.pt`` of the most
+recently written run under the config's project folder, which may belong to a training still running (the
+checkpoint is copied first).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def export(
     out_onnx: Path = SHIPPED_ONNX,
     opset: int = OPSET,
     out_classes: Path = CLASSES_JSON,
-    dynamic: bool = False,
+    dynamic: bool = True,
 ) -> dict[str, object]:
     """Strip, copy and export ``weights``; returns a summary (epoch, sizes, paths)."""
     offline_environment()
@@ -93,7 +93,7 @@ def export(
     }
 
 
-def _check_onnx(path: Path, classes: Path, imgsz: int, dynamic: bool = False) -> None:
+def _check_onnx(path: Path, classes: Path, imgsz: int, dynamic: bool = True) -> None:
     import numpy as np
 
     from vision.detector import CardDetector
@@ -125,14 +125,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--imgsz", type=int, help="ONNX input size (default: the config's imgsz)")
     parser.add_argument("--opset", type=int, default=OPSET)
     parser.add_argument(
-        "--dynamic", action="store_true", help="a dynamic height and width (read at the square by the kiosk)"
+        "--fixed", action="store_true", help="a fixed square input (default: a dynamic height and width)"
     )
     args = parser.parse_args(argv)
     try:
         cfg = load_config(args.config)
         weights = args.weights or latest_weights(cfg.project, "last.pt" if args.last else "best.pt")
         imgsz = args.imgsz or int(cfg.train_args["imgsz"])
-        summary = export(weights, imgsz, opset=args.opset, dynamic=args.dynamic)
+        summary = export(weights, imgsz, opset=args.opset, dynamic=not args.fixed)
     except (ConfigError, FileNotFoundError, ExportError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
