@@ -30,6 +30,7 @@ from vision.errors import ImageError, InvalidValueError, ModelError
 from vision.geometry import (
     candidate_boxes,
     class_nms,
+    fuse_readable,
     fuse_views,
     letterbox,
     rect_input_size,
@@ -94,6 +95,9 @@ AUTO_TILE_FACTOR = 2.0  # chosen by measurement: docs/vision.md ("Speed and memo
 SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto also tiles: docs/vision.md
 READER_WEIGHT = 0.5  # the reader's weight in a corner's scores: docs/vision.md ("The corner reader")
 READER_FLOOR = 0.5  # with a reader, the detector's candidates down to this share of ``conf`` are re-read
+FINE_PX = 9.0  # a far table's crops are chosen to show its median corner at least this large (placement.md)
+FAR_PX = 4.0  # the corner size (whole-photo model input pixels) assumed when the whole photo shows none
+FAR_TILES = 3  # the finest grid a far table gets (3 x 3: a 4 px corner of a 16:9 photo seen at 10 px)
 TILE_ROTATIONS = 2  # the crops are read in at most this many turns (four would cost 8 more passes)
 LOOK_STEP = "look"  # reporting_steps: a pass of the model (the whole photo, a turn or a crop) begins
 CORNERS_STEP = "corners"  # reporting_steps: the corner reader begins to read the corners found
@@ -291,21 +295,88 @@ class CardDetector:
     def _read(self, image: np.ndarray) -> list[Detection]:
         if self.effort == FOCUSED and self.tiles is None:
             return read_with_effort(self, image, FOCUSED)[0]
-        hw = image.shape[:2]
-        views = [self._candidates(image, k) for k in turns(self.rotations)]
-        tiles = self.tiles_for(hw)
-        if tiles == 1:
-            found = self._suppress(views, image)
-            if self.tiles is not None or not self.corners_are_small(found, hw):
-                return found
-            tiles = 2
-        tile_turns = turns(min(self.rotations, TILE_ROTATIONS))
-        return self._suppress(views + [self._tiled_candidates(image, tiles, k) for k in tile_turns], image)
+        return self.read_views(
+            image, lambda k: self._candidates(image, k), lambda n, k: self._tiled_candidates(image, n, k)
+        )
 
-    def _suppress(self, views: list[tuple[np.ndarray, np.ndarray]], image: np.ndarray) -> list[Detection]:
-        """The views' candidates fused (:func:`fuse_views`); those still reaching ``candidate_conf``
-        re-read by the corner reader (when there is one: :meth:`reread`), then suppressed."""
-        boxes, scores = fuse_views(views)
+    def read_views(
+        self,
+        image: np.ndarray,
+        whole: Callable[[int], tuple[np.ndarray, np.ndarray]],
+        tiled: Callable[[int, int], tuple[np.ndarray, np.ndarray]],
+    ) -> list[Detection]:
+        """The full reading from its passes: ``whole(quarter_turns)`` (the whole photo's candidates) and
+        ``tiled(tiles, quarter_turns)`` (a grid of crops as one view). The whole photo in every turn; then,
+        unless ``tiles`` was given, the grid :meth:`tiles_after` chooses from what the first turn found, in
+        up to ``TILE_ROTATIONS`` turns; each spot voted on by the views that could read it
+        (:func:`fuse_readable`)."""
+        hw = image.shape[:2]
+        views = [whole(k) for k in turns(self.rotations)]
+        scales = [self.view_scale(hw)] * len(views)
+        tiles = self.tiles_for(hw)
+        found: list[Detection] = []
+        if self.tiles is None:
+            if tiles == 1:
+                found = self._suppress(views, image)
+                if found and not self.corners_are_small(found, hw):
+                    return found
+                boxes = np.array([d.box for d in found], np.float32).reshape(-1, 4)
+            else:
+                boxes, scores = views[0]
+                boxes = boxes[class_nms(boxes, scores, self.iou)]
+            tiles = self.tiles_after(hw, boxes)
+            if tiles == 1:
+                return found
+        tile_turns = turns(min(self.rotations, TILE_ROTATIONS))
+        views += [tiled(tiles, k) for k in tile_turns]
+        scales += [self.grid_scale(hw, tiles)] * len(tile_turns)
+        return self._suppress(views, image, scales)
+
+    def view_scale(self, image_hw: tuple[int, int]) -> float:
+        """Model-input pixels per pixel of a photo (or crop) of ``image_hw`` read whole (any turn)."""
+        in_h, in_w = self.input_hw or rect_input_size(image_hw, self.imgsz)
+        return min(in_h / image_hw[0], in_w / image_hw[1])
+
+    def grid_scale(self, image_hw: tuple[int, int], tiles: int) -> float:
+        """Model-input pixels per photo pixel in the ``tiles`` x ``tiles`` grid's crops (the largest)."""
+        return min(self.view_scale((ch, cw)) for _, _, cw, ch in tile_grid(*image_hw, tiles))
+
+    def tiles_after(self, image_hw: tuple[int, int], boxes: np.ndarray) -> int:
+        """The grid a photo's reading adds once the whole photo found corners ``boxes`` (photo pixels;
+        none: a far table is assumed, ``FAR_PX``): 1 (none) for a photo of corners read at a good size,
+        or an empty photo whose 2 x 2 crops would be enlarged (no more of its pixels to see); else 2,
+        or finer up to ``FAR_TILES`` while the median corner would stay under ``FINE_PX`` in the crops
+        and the finer crops are still no larger in the model input than in the photo."""
+        whole = self.view_scale(image_hw)
+        if len(boxes):
+            size = (
+                float(np.median(np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))) * whole
+            )
+            if self.tiles_for(image_hw) == 1 and size >= SMALL_CORNER:
+                return 1
+        else:
+            size = FAR_PX
+            if self.tiles_for(image_hw) == 1 and self.grid_scale(image_hw, 2) > 1.0:
+                return 1
+        tiles = 2
+        while (
+            tiles < FAR_TILES
+            and size * self.grid_scale(image_hw, tiles) / whole < FINE_PX
+            and self.grid_scale(image_hw, tiles + 1) <= 1.0
+        ):
+            tiles += 1
+        return tiles
+
+    def _suppress(
+        self,
+        views: list[tuple[np.ndarray, np.ndarray]],
+        image: np.ndarray,
+        scales: list[float] | None = None,
+    ) -> list[Detection]:
+        """The views' candidates fused (:func:`fuse_views`; with the views' ``scales``,
+        :func:`fuse_readable`); those still reaching ``candidate_conf`` re-read by the corner reader (when
+        there is one: :meth:`reread`), then suppressed."""
+        boxes, scores = fuse_views(views) if scales is None else fuse_readable(views, scales)
         keep = scores.max(axis=1) >= self.candidate_conf
         boxes, scores = boxes[keep], scores[keep]
         if self.reader is not None:
@@ -422,6 +493,34 @@ class CardDetector:
             )
             parts.append((boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]))
         return np.concatenate([b for b, _ in parts]), np.concatenate([sc for _, sc in parts])
+
+
+def read_far(detector: Any, passes: Any) -> list[Detection] | None:
+    """The focused reading (:func:`vision.effort.read_focused`) of a far table, or None for any other
+    photo (the focused reading goes on as before, the passes run here kept in ``passes``).
+
+    A photo large enough to be cropped (long side over ``AUTO_TILE_FACTOR`` x imgsz) whose whole-photo
+    look finds its corners too small for the 2 x 2 crops or the large look to show them at ``FINE_PX``
+    (:meth:`CardDetector.tiles_after`; where it finds none, its faint traces' size), or finds nothing at
+    all (a table too far for it, or an empty one), is read through the finer grid, upright. Each spot
+    is voted on only by the views that could read it (:func:`fuse_readable`), so the whole-photo look
+    does not vote down a corner too small for it."""
+    image = passes.image
+    hw = image.shape[:2]
+    if detector.tiles is not None or max(hw) <= AUTO_TILE_FACTOR * detector.imgsz:
+        return None
+    boxes, scores = passes.whole(0)
+    views = [(boxes, scores)]
+    scales = [detector.view_scale(hw)]
+    if not len(boxes):  # the faint traces' size, where there are any (else a far table is assumed)
+        boxes, scores = passes.whole(0, floor=passes.floor)
+    tiles = detector.tiles_after(hw, boxes[class_nms(boxes, scores, detector.iou)])
+    if tiles <= 2:
+        return None
+    views.append(passes.tiled(tiles, 0))
+    scales.append(detector.grid_scale(hw, tiles))
+    found: list[Detection] = detector._suppress(views, image, scales)
+    return found
 
 
 def check_image_array(image: Any) -> None:

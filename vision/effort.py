@@ -281,19 +281,7 @@ def _final(detector: Any, image: np.ndarray, view: View, read: Any = None) -> li
 def read_full(detector: Any, passes: Passes) -> list[Detection]:
     """The kiosk's full reading (:meth:`CardDetector.detect`) from ``passes``: the same views, the same
     vote; with a store, a photo read before costs no pass."""
-    from vision.detector import TILE_ROTATIONS
-
-    image = passes.image
-    hw = image.shape[:2]
-    views = [passes.whole(k) for k in turns(detector.rotations)]
-    tiles = detector.tiles_for(hw)
-    if tiles == 1:
-        found = detector._suppress(views, image)
-        if detector.tiles is not None or not detector.corners_are_small(found, hw):
-            return list(found)
-        tiles = 2
-    tile_turns = turns(min(detector.rotations, TILE_ROTATIONS))
-    return list(detector._suppress(views + [passes.tiled(tiles, k) for k in tile_turns], image))
+    return list(detector.read_views(passes.image, passes.whole, passes.tiled))
 
 
 @dataclass(frozen=True)
@@ -379,10 +367,13 @@ def find_doubt(
 
 def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS) -> list[Detection]:
     """Read with effort where needed (module doc): one pass, then the extra views on the spots in doubt."""
-    from vision.detector import TILE_ROTATIONS
+    from vision.detector import TILE_ROTATIONS, read_far
 
     image = passes.image
     hw = image.shape[:2]
+    far = read_far(detector, passes) if hasattr(detector, "tiles_after") else None
+    if far is not None:  # a far table: its corners read through finer crops (vision.detector.read_far)
+        return far
     side = look_side(detector, hw, rules)
     if side > detector.imgsz:
         # Decided on the first pass's own corners, before the reader: a large look reads them again.

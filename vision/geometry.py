@@ -22,12 +22,14 @@ __all__ = [
     "FUSE_IOU",
     "MAX_CANDIDATES",
     "PAD_VALUE",
+    "READABLE_PX",
     "TILE_OVERLAP",
     "Letterbox",
     "box_iou_one",
     "candidate_boxes",
     "class_nms",
     "decode_predictions",
+    "fuse_readable",
     "fuse_views",
     "letterbox",
     "nms",
@@ -43,6 +45,7 @@ __all__ = [
 PAD_VALUE = 114
 TILE_OVERLAP = 0.2
 FUSE_IOU = 0.55  # candidates of two views overlapping this much are the same corner
+READABLE_PX = 8.0  # a corner box this large in a view's input is read there (placement.md: 0.95 at 8-9 px)
 MAX_CANDIDATES = 300  # per pass, the best kept: far more than a table of cards shows; a broken model
 # that scores every anchor would otherwise make fusing the views take seconds
 
@@ -106,6 +109,41 @@ def fuse_views(
             fused[start : start + chunk] += seen
     fused /= len(views)
     return boxes, fused
+
+
+def fuse_readable(
+    views: list[tuple[np.ndarray, np.ndarray]],
+    scales: list[float],
+    readable: float = READABLE_PX,
+    iou: float = FUSE_IOU,
+    chunk: int = 256,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`fuse_views` for views seen at different scales (``scales``: model-input pixels per photo
+    pixel of each view: the whole photo, a grid of crops): a view votes on a spot only where it could read
+    it, its corner box there (``sqrt(w * h)``, in that view's input pixels) at least ``readable`` pixels,
+    or where it is among the finest views that looked (scale within 1 % of the finest). A corner too small
+    for the whole-photo views, seen in the crops, is then voted on by the crops alone, instead of the
+    coarse views' "nothing here" dividing its score; a corner every view can read is fused as before."""
+    if len(views) == 1:
+        return views[0]
+    if len(scales) != len(views):
+        raise ValueError(f"{len(views)} views need as many scales, got {len(scales)}")
+    boxes = np.concatenate([b for b, _ in views]).astype(np.float32)
+    n_classes = views[0][1].shape[1]
+    total = np.zeros((len(boxes), n_classes), dtype=np.float32)
+    voters = np.zeros(len(boxes), dtype=np.float32)
+    size = np.sqrt(np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None))
+    finest = max(scales)
+    for (view_boxes, view_scores), scale in zip(views, scales, strict=True):
+        votes = (size * scale >= readable) | (scale >= 0.99 * finest)
+        voters += votes
+        if len(view_boxes) == 0:
+            continue
+        for start in range(0, len(boxes), chunk):
+            overlap = box_iou_one(boxes[start : start + chunk, None, :], view_boxes) > iou  # n x m
+            seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
+            total[start : start + chunk] += seen * votes[start : start + chunk, None]
+    return boxes, total / np.maximum(voters, 1.0)[:, None]
 
 
 @dataclass(frozen=True)
