@@ -327,6 +327,8 @@ class CardDetector:
             tiles = self.tiles_after(hw, boxes)
             if tiles == 1:
                 return found
+        elif tiles == 1:  # the whole photo only, as asked: no grid of one crop (the same pass again)
+            return self._suppress(views, image, scales)
         tile_turns = turns(min(self.rotations, TILE_ROTATIONS))
         views += [tiled(tiles, k) for k in tile_turns]
         scales += [self.grid_scale(hw, tiles)] * len(tile_turns)

@@ -474,3 +474,14 @@ def test_the_geometry_imports_no_model_runtime() -> None:
     code = f"import sys, vision.geometry; print([m for m in {runtimes} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_tiles_1_reads_the_whole_photo_in_one_pass_a_turn(make_model: Callable[..., Path]) -> None:
+    # a small corner in a large photo: the automatic tiling would add crops; tiles=1 must not (not even
+    # a grid of one crop, which is the same pass again)
+    det = CardDetector(make_model(raw_output([(55, 72.5, 4, 6)], [{"7S": 0.9}], anchors=4)), tiles=1)
+    passes = []
+    plain = det.load().run_model
+    det.run_model = lambda x: passes.append(x.shape) or plain(x)  # type: ignore[method-assign]
+    found = det.detect(np.full((1500, 2000, 3), 128, np.uint8))
+    assert len(passes) == det.rotations == 1 and [d.code for d in found] == ["7S"]
