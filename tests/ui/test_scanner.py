@@ -189,6 +189,8 @@ def test_a_slow_reading_shows_each_step_while_the_ui_thread_stays_free(tmp_path:
     ]
     scanner.wait(10)
     assert scanner.phase is ScanPhase.DONE and scanner.step_text() == ""
+    scanner.phase = ScanPhase.IDLE
+    assert scanner.status_text() == ""
     assert "run_model" not in vars(detector) and "read" not in vars(detector)  # its own methods again
     scanner.release_camera()
 

@@ -295,8 +295,9 @@ class Scanner:
         return self._camera
 
     def status_text(self) -> str:
-        """What the screen says while a scan is in progress (the phase), in the language in use."""
-        return _(PHASE_TEXT[self.phase])
+        """What the screen says while a scan is in progress (the phase), in the language in use; "" idle."""
+        text = PHASE_TEXT[self.phase]
+        return _(text) if text else ""  # gettext("") would give the catalog's header
 
     def step_text(self) -> str:
         """How far the reading in progress has come ("" before it reads): the model's looks at the photo,
