@@ -31,7 +31,7 @@ from ui.i18n import remove_listener as i18n_remove_listener
 from ui.logic import boards, games
 from ui.logic.kiosk import GAME_OVER, RESULT, ROUND, Kiosk, KioskError, ShownScan
 from ui.logic.new_game import FormError, NewGameForm
-from ui.logic.scan import Scanner, ScanPhase, ScanResult
+from ui.logic.scan import Scanner, ScanPhase, ScanResult, fit_for_display
 from ui.share.sharing import Sharing
 from ui.store import Fault, GameStatus, RecordFault, Store, StoreError
 from ui.widgets import (
@@ -48,7 +48,6 @@ from ui.widgets import (
     Lbl,
     NameKeyboardSheet,
     Sheet,
-    fit_for_display,
     flow_layout,
     font,
     hbox,
@@ -1260,7 +1259,8 @@ class TableTallyApp(App):
         except (ValueError, KioskError) as exc:
             self.kiosk.flow.message = str(exc)
         if shown is not None and result.image is not None:
-            self._fresh = (shown.meta, texture_from_bgr(fit_for_display(result.image)))
+            preview = result.preview if result.preview is not None else fit_for_display(result.image)
+            self._fresh = (shown.meta, texture_from_bgr(preview))
         self.refresh()
         self.scan_marks["shown"] = time.perf_counter()
         self.scan_seconds = self.scan_marks["shown"] - self.scan_started  # tap to the result on screen

@@ -315,19 +315,9 @@ def load_photo(path: str | None, max_side: int = 1280) -> Any:
     image = cv2.imread(path, cv2.IMREAD_COLOR)
     if image is None:
         return None
+    from ui.logic.scan import fit_for_display
+
     return fit_for_display(image, max_side)
-
-
-def fit_for_display(image: Any, max_side: int = 1280) -> Any:
-    """A BGR photo no larger than ``max_side`` on its long side (a 12 MP still costs the screen nothing
-    more than a 1280 px one)."""
-    import cv2
-
-    h, w = image.shape[:2]
-    scale = max_side / max(h, w)
-    if scale < 1:
-        image = cv2.resize(image, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
-    return image
 
 
 class PhotoView(Widget):

@@ -295,3 +295,12 @@ def test_a_failing_reading_still_shows_the_clear_message_and_keeps_the_photo(tmp
     (record,) = kiosk.store.scans(shown.game_id)
     assert record.photo is not None and record.photo.is_file()  # nothing lost: the players type the cards
     assert kiosk.game is not None and len(kiosk.game.entries) == 1
+
+
+def test_the_photo_is_fitted_for_the_screen_while_the_model_reads(tmp_path: Path) -> None:
+    write_photos(tmp_path, [2560, 100])
+    scanner = Scanner(f"folder:{tmp_path}", detector=fake())
+    large, small = scanner.scan_now("table", 1), scanner.scan_now("table", 1)
+    assert large.image.shape[:2] == (60, 2560) and large.preview.shape[:2] == (30, 1280)
+    assert small.preview is small.image  # no larger than the screen shows: not copied
+    scanner.release_camera()

@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector 
 
 Box = tuple[float, float, float, float]
 JOKER = "JK"
+DISPLAY_SIDE = 1280  # the long side of the photo as the screen shows it (ScanResult.preview)
 
 
 class ScanPhase(Enum):
@@ -112,6 +113,7 @@ class ScanResult:
     ms: float = 0.0
     jpeg: bytes | None = field(default=None, repr=False)
     image: Any = field(default=None, repr=False)
+    preview: Any = field(default=None, repr=False)  # the photo fitted for the screen (fit_for_display)
     camera: str = ""
     error: str | None = None
     camera_failed: bool = False
@@ -189,6 +191,18 @@ class CardPicker:
 
 
 # -- the scanner ------------------------------------------------------------------------------------------
+
+
+def fit_for_display(image: Any, max_side: int = DISPLAY_SIDE) -> Any:
+    """A BGR photo no larger than ``max_side`` on its long side (the screen shows a 12 MP still no better
+    than a 1280 px one); the photo itself when it is no larger."""
+    h, w = image.shape[:2]
+    scale = max_side / max(h, w)
+    if scale >= 1:
+        return image
+    import cv2
+
+    return cv2.resize(image, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
 
 
 def _encode_jpeg(image: Any) -> bytes | None:
@@ -397,6 +411,16 @@ class Scanner:
         except Exception as exc:  # noqa: BLE001 - a camera can fail in any way; the players get a retry
             self._set_phase(ScanPhase.FAILED, on_progress)
             return ScanResult(target=target, error=_camera_message(exc), camera_failed=True)
+        # The photo fitted for the screen on a core of its own while the model reads (a 12 MP still's
+        # resize on a Pi would otherwise come after the reading, before the result shows).
+        fitted: list[Any] = []
+        fitting = threading.Thread(target=lambda: fitted.append(fit_for_display(image)), daemon=True)
+        fitting.start()
+
+        def with_preview(result: ScanResult) -> ScanResult:
+            fitting.join()
+            return ScanResult(**{**result.__dict__, "preview": fitted[0] if fitted else None})
+
         if not self.ready:
             self._set_phase(ScanPhase.LOADING, on_progress)
         detector = self._load_detector()
@@ -405,13 +429,15 @@ class Scanner:
         def photo_only(error: str | None) -> ScanResult:
             """The photo without a reading (no model, or reading failed): the players type the cards."""
             self._set_phase(ScanPhase.DONE, on_progress)
-            return ScanResult(
-                target=target,
-                width=int(image.shape[1]),
-                height=int(image.shape[0]),
-                image=image,
-                camera=camera,
-                error=error,
+            return with_preview(
+                ScanResult(
+                    target=target,
+                    width=int(image.shape[1]),
+                    height=int(image.shape[0]),
+                    image=image,
+                    camera=camera,
+                    error=error,
+                )
             )
 
         if detector is None:
@@ -440,6 +466,7 @@ class Scanner:
 
         if not has_colour(image) and not result.error:  # red suits read as black ones: say so
             result = ScanResult(**{**result.__dict__, "error": no_colour_message()})
+        result = with_preview(result)
         self.last_marks["read"] = time.perf_counter()
         self.last_times.update(read=result.ms, worker=(self.last_marks["read"] - begun) * 1000)
         self._set_phase(ScanPhase.DONE, on_progress)
