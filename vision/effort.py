@@ -53,6 +53,7 @@ from vision.geometry import (
     box_iou_one,
     candidate_boxes,
     class_nms,
+    fuse_readable,
     letterbox,
     rect_input_size,
     rotate_image,
@@ -410,7 +411,12 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
         rects = [grid[i] for i in needed]
         for k in turns(min(rotations, TILE_ROTATIONS, rules.crop_turns)):
             views.append((*passes.tiled(2, k, needed), rects))
-    return _final(detector, image, fuse_covered(views), passes.read)
+    if not hasattr(detector, "grid_scale"):
+        return _final(detector, image, fuse_covered(views), passes.read)
+    # each spot voted on by the views that could read it (vision.geometry.fuse_readable)
+    scales = [detector.view_scale(hw) if r is None else detector.grid_scale(hw, 2) for _, _, r in views]
+    fused = fuse_readable([v[:2] for v in views], scales, regions=[v[2] for v in views])
+    return _final(detector, image, fused, passes.read)
 
 
 def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> list[Detection]:
@@ -442,7 +448,12 @@ def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> 
             views.append(
                 (np.concatenate([b for b, _ in parts]), np.concatenate([c for _, c in parts]), rects)
             )
-    return _final(detector, image, fuse_covered(views), passes.read)
+    if not hasattr(detector, "view_scale"):
+        return _final(detector, image, fuse_covered(views), passes.read)
+    # each spot voted on by the views that could read it: the first look not on corners too small for it
+    scales = [detector.view_scale(hw)] + [min(in_h / hw[0], in_w / hw[1])] * (len(views) - 1)
+    fused = fuse_readable([v[:2] for v in views], scales, regions=[v[2] for v in views])
+    return _final(detector, image, fused, passes.read)
 
 
 def spot_windows(spots: np.ndarray, image_hw: tuple[int, int], side: int) -> list[Rect]:

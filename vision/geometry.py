@@ -117,25 +117,38 @@ def fuse_readable(
     readable: float = READABLE_PX,
     iou: float = FUSE_IOU,
     chunk: int = 256,
+    regions: list[list[tuple[int, int, int, int]] | None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`fuse_views` for views seen at different scales (``scales``: model-input pixels per photo
     pixel of each view: the whole photo, a grid of crops): a view votes on a spot only where it could read
     it, its corner box there (``sqrt(w * h)``, in that view's input pixels) at least ``readable`` pixels,
     or where it is among the finest views that looked (scale within 1 % of the finest). A corner too small
     for the whole-photo views, seen in the crops, is then voted on by the crops alone, instead of the
-    coarse views' "nothing here" dividing its score; a corner every view can read is fused as before."""
+    coarse views' "nothing here" dividing its score; a corner every view can read is fused as before.
+    ``regions`` (one per view: None for the whole photo, else the x, y, width, height rectangles it looked
+    at) leaves a view out where it did not look, as :func:`vision.effort.fuse_covered`."""
     if len(views) == 1:
         return views[0]
-    if len(scales) != len(views):
-        raise ValueError(f"{len(views)} views need as many scales, got {len(scales)}")
+    if len(scales) != len(views) or (regions is not None and len(regions) != len(views)):
+        raise ValueError(f"{len(views)} views need as many scales (and regions), got {len(scales)}")
     boxes = np.concatenate([b for b, _ in views]).astype(np.float32)
     n_classes = views[0][1].shape[1]
     total = np.zeros((len(boxes), n_classes), dtype=np.float32)
     voters = np.zeros(len(boxes), dtype=np.float32)
     size = np.sqrt(np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None))
-    finest = max(scales)
-    for (view_boxes, view_scores), scale in zip(views, scales, strict=True):
-        votes = (size * scale >= readable) | (scale >= 0.99 * finest)
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    covered = []
+    for rects in regions or [None] * len(views):
+        covers = np.ones(len(boxes), dtype=bool)
+        if rects is not None:
+            covers[:] = False
+            for x0, y0, w, h in rects:
+                covers |= (cx >= x0) & (cx <= x0 + w) & (cy >= y0) & (cy <= y0 + h)
+        covered.append(covers)
+    # the finest scale among the views that looked at each spot
+    finest = np.max([np.where(c, sc, 0.0) for c, sc in zip(covered, scales, strict=True)], axis=0)
+    for (view_boxes, view_scores), scale, covers in zip(views, scales, covered, strict=True):
+        votes = covers & ((size * scale >= readable) | (scale >= 0.99 * finest))
         voters += votes
         if len(view_boxes) == 0:
             continue

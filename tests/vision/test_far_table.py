@@ -119,3 +119,16 @@ def test_a_corner_seen_only_in_crops_is_not_voted_down_by_views_too_coarse_to_se
     # Views at one scale are fused exactly as fuse_views fuses them.
     same = fuse_readable([empty, crops], [0.25, 0.25])[1]
     assert same == pytest.approx(fuse_views([empty, crops])[1])
+
+
+def test_a_view_votes_only_where_it_looked_and_could_read() -> None:
+    small = np.array([[100, 100, 118, 118]], np.float32)
+    empty = (np.zeros((0, 4), np.float32), np.zeros((0, len(CARD_CODES)), np.float32))
+    look = (small, _scores(AS=0.8))  # the large look (scale 0.45) saw it; the first look (0.25) could not
+    window_far = [(1000, 1000, 300, 300)]  # a half-turned window elsewhere: it did not look there
+    window_on = [(0, 0, 300, 300)]
+    scales = [0.25, 0.45, 0.45]
+    fused = fuse_readable([empty, look, empty], scales, regions=[None, None, window_far])[1]
+    assert fused.max() == pytest.approx(0.8)
+    fused = fuse_readable([empty, look, empty], scales, regions=[None, None, window_on])[1]
+    assert fused.max() == pytest.approx(0.4)  # the window looked there at the same scale, and saw nothing
