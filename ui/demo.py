@@ -836,8 +836,12 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
     yield 0.2
     yield from new_jhyap(d, app)
     detector = CardDetector(app.model_path).load()
-    while not app.scanner.ready:  # loaded in the background since start-up
+    waited = time.monotonic()
+    while not app.scanner.ready or not app.scanner.reader_ready:  # loading in the background since start-up
+        if app.scanner.ready and time.monotonic() - waited > 60:
+            break  # no reading process: the kiosk reads in its own
         yield 0.05
+    step(f"scan-speed reading in {'a process of its own' if app.scanner.reader_ready else 'a worker thread'}")
     flow = app.kiosk.jhyap
     frames = FrameClock()
     camera = app.scanner.camera

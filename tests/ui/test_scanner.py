@@ -304,3 +304,33 @@ def test_the_photo_is_fitted_for_the_screen_while_the_model_reads(tmp_path: Path
     assert large.image.shape[:2] == (60, 2560) and large.preview.shape[:2] == (30, 1280)
     assert small.preview is small.image  # no larger than the screen shows: not copied
     scanner.release_camera()
+
+
+DEMO = Path(__file__).resolve().parents[2] / "vision" / "demo"
+
+
+def test_the_reading_process_reads_as_the_kiosk_does_and_a_dead_one_leaves_the_reading_to_the_kiosk(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "hand1.jpg").write_bytes((DEMO / "hand1.jpg").read_bytes())
+    scanner = Scanner(f"folder:{folder}")
+    scanner.warm_up().join(60)
+    deadline = time.monotonic() + 60
+    while not scanner.reader_ready and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert scanner.reader_ready
+    phases: list[ScanPhase] = []
+    in_process = scanner.scan_now("Asha", 1, phases.append)
+    assert scanner.looks >= 1  # the steps came across
+    detector = scanner.loaded_detector()
+    assert detector is not None and "run_model" not in vars(detector)  # the kiosk's own did not read
+    assert scanner._reader is not None
+    scanner._reader._process.kill()  # the reader dies: the kiosk reads the next photo itself
+    scanner._reader._process.join(10)
+    here = scanner.scan_now("Asha", 1)
+    assert here.error is None and [c.code for c in here.cards] == [c.code for c in in_process.cards]
+    assert in_process.cards and not scanner.reader_ready
+    scanner.settle()
+    scanner.release_camera()

@@ -1,4 +1,4 @@
-"""Scanning cards: the camera and the detector run in a worker thread; the UI sees progress and a result.
+"""Scanning cards: the photo taken in a worker thread, read in a process of its own; progress and result.
 
 A :class:`Scanner` takes a photo with the configured camera, reads the cards with the vision pipeline and
 hands back a :class:`ScanResult` through ``dispatch`` (in the kiosk, ``Clock.schedule_once`` onto the UI
@@ -6,12 +6,14 @@ thread). A camera that fails gives a result with a clear message and nothing els
 retry; a missing card model still returns the photo, so the players can type the cards beside it.
 
 Nothing slow waits for the tap: :meth:`Scanner.warm_up` loads the detector (and, when a game starts, opens
-the camera, which then stays open and ready) in the background. The reading runs in a worker thread whose
-model runtime uses at most two threads (the detector's ``threads``), so on the Pi's four cores the UI keeps
-two. While it reads, the worker tells how far it has come (:meth:`Scanner.step_text`: each look of the
-model, the corner reader), which the screen shows in place, without being rebuilt. The result carries the
-photo as taken; its JPEG for the record is made only when the scan is kept (:meth:`ScanResult.photo_jpeg`),
-after the result is on screen.
+the camera, which then stays open and ready) in the background, and starts the reading process
+(:class:`ReadingProcess`). A scan runs in a worker thread that takes the photo and has it read in that
+process (or, with a taught deck or no process, by the detector in this one); the model runtime uses at most
+two threads (the detector's ``threads``), so on the Pi's four cores the UI keeps two. While it reads, the
+reading tells how far it has come (:meth:`Scanner.step_text`: each look of the model, the corner reader),
+which the screen shows in place, without being rebuilt. The result carries the photo as taken; its JPEG
+for the record is made only when the scan is kept (:meth:`ScanResult.photo_jpeg`), after the result is on
+screen.
 """
 
 from __future__ import annotations
@@ -190,6 +192,99 @@ class CardPicker:
         return None
 
 
+# -- the reading process ----------------------------------------------------------------------------------
+
+
+def _serve(conn: Any, model_path: Path | None) -> None:
+    """The reading process: load the kiosk's detector, then read each photo sent, telling each step."""
+    try:
+        from vision.detector import reporting_steps
+        from vision.ncnn_backend import detector_for_runtime
+        from vision.pipeline import read_cards
+
+        detector = detector_for_runtime(model_path=model_path).load()
+    except Exception as exc:  # noqa: BLE001 - the kiosk reads in its own process instead
+        conn.send(("failed", str(exc)))
+        return
+    conn.send(("ready", None))
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):  # the kiosk is gone (even killed): so is its reader
+            return
+        if request is None:
+            return
+        image, n_hands, decks = request
+        try:
+            with reporting_steps(detector, lambda name: conn.send(("step", name))):
+                reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
+        except Exception as exc:  # noqa: BLE001 - said to the kiosk, which shows it
+            conn.send(("error", exc))
+            continue
+        conn.send(("done", reading))
+
+
+class ReadingProcess:
+    """The card reader in a process of its own, holding its own detector: the reading's Python work and
+    the kiosk's screen do not take turns (one interpreter lock each). Measured in the kiosk against the
+    worker thread, alternating scans (docs/vision.md). Started in the background; ``read`` is used only once
+    it is ready, and a process that fails or dies leaves the reading to the kiosk's own detector."""
+
+    def __init__(self, model_path: Path | None) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter: no Kivy, no threads copied
+        self._conn, child = context.Pipe()
+        self._process = context.Process(
+            target=_serve, args=(child, model_path), name="tabletally-reader", daemon=True
+        )
+        self._process.start()
+        child.close()
+        self.state = "starting"  # then "ready", or "failed" (the kiosk reads in its own process)
+        self._lock = threading.Lock()  # one reading at a time
+        self._state_lock = threading.Lock()
+
+    @property
+    def ready(self) -> bool:
+        """Whether the process has its detector loaded and is alive (any thread; never waits)."""
+        with self._state_lock:
+            if self.state == "starting" and self._conn.poll():
+                try:
+                    kind, _detail = self._conn.recv()
+                except (EOFError, OSError):
+                    kind = "failed"
+                self.state = "ready" if kind == "ready" else "failed"
+        return self.state == "ready" and self._process.is_alive()
+
+    def read(
+        self, image: Any, n_hands: int | None, decks: int | None, step: Callable[[str], None]
+    ) -> CardReading:
+        """Read ``image`` in the process, ``step`` told each step; its error raised here. A process that
+        dies raises RuntimeError and is not used again."""
+        with self._lock:
+            try:
+                self._conn.send((image, n_hands, decks))
+                while True:
+                    kind, detail = self._conn.recv()
+                    if kind == "step":
+                        step(detail)
+                    elif kind == "done":
+                        return detail  # type: ignore[no-any-return]
+                    else:
+                        raise detail
+            except (EOFError, OSError, BrokenPipeError) as exc:
+                self.state = "failed"
+                raise RuntimeError("the card reader stopped") from exc
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._conn.send(None)
+        self._process.join(2)
+        if self._process.is_alive():
+            self._process.terminate()
+        self.state = "failed"
+
+
 # -- the scanner ------------------------------------------------------------------------------------------
 
 
@@ -272,6 +367,7 @@ class Scanner:
         self._camera_for = ""  # the spec it was opened for
         self._thread: threading.Thread | None = None
         self._warming: threading.Thread | None = None
+        self._reader: ReadingProcess | None = None  # the reading process (the kiosk's model, no taught deck)
         self.camera_name = ""
         self.last_times: dict[str, float] = {}  # the last scan's milliseconds (scan_now)
         self.last_marks: dict[str, float] = {}  # the last scan's moments (time.perf_counter, scan_now)
@@ -332,10 +428,19 @@ class Scanner:
         """Whether the detector is loaded (a scan now does not wait for the model)."""
         return self._detector is not None
 
+    @property
+    def reader_ready(self) -> bool:
+        """Whether scans are read in the reading process (started by :meth:`warm_up` for the kiosk's
+        model; a taught deck is read here, in the kiosk's own process)."""
+        return self._reader is not None and self.deck_loader is None and self._reader.ready
+
     def warm_up(self, camera: bool = False) -> threading.Thread:
         """Load the detector in a background thread of reading priority (and with ``camera``, open the
         camera and let it settle and focus: when a game starts), so the first scan waits for neither. A
         failure is only remembered: the next scan reports it. Returns the thread (tests join it)."""
+
+        if self._reader is None and self._given_detector is None and self.model_path_exists():
+            self._reader = ReadingProcess(self.model_path)
 
         def work() -> None:
             self._load_detector()
@@ -347,6 +452,12 @@ class Scanner:
         self._warming = thread
         thread.start()
         return thread
+
+    def model_path_exists(self) -> bool:
+        """Whether the kiosk's model file is there (else no reading process is started for it)."""
+        from vision.model_config import model_from_env
+
+        return (self.model_path or model_from_env()).is_file()
 
     def use_deck(self, loader: Callable[[Any], Any] | None) -> None:
         """Read with a taught deck from the next scan on: ``loader(detector)`` gives it (a
@@ -455,8 +566,16 @@ class Scanner:
                     self.dispatch(lambda: on_progress(ScanPhase.READING))
 
             started = time.perf_counter()
-            with reporting_steps(detector, step):
-                reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
+            reader = self._reader
+            if reader is not None and self.reader_ready:
+                try:
+                    reading = reader.read(image, n_hands, decks, step)
+                except RuntimeError:  # the process died: read here, as without one
+                    with reporting_steps(detector, step):
+                        reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
+            else:
+                with reporting_steps(detector, step):
+                    reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
             result = reading_to_scan(target, reading, image, camera)
             if not result.ms:
                 result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
@@ -504,6 +623,9 @@ class Scanner:
         for thread in (self._warming, self._thread):
             if thread is not None:
                 thread.join(timeout)
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def _kept_camera(self) -> Camera:
         """The open camera for ``camera_spec`` (call with ``_camera_lock`` held): the kept one, else newly
