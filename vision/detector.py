@@ -97,6 +97,7 @@ READER_WEIGHT = 0.5  # the reader's weight in a corner's scores: docs/vision.md 
 READER_FLOOR = 0.5  # with a reader, the detector's candidates down to this share of ``conf`` are re-read
 FINE_PX = 9.0  # a far table's crops are chosen to show its median corner at least this large (placement.md)
 FAR_PX = 4.0  # the corner size (whole-photo model input pixels) assumed when the whole photo shows none
+FAR_QUANTILE = 0.25  # the finer grid is chosen for the smaller corners found: this quantile of their sizes
 FAR_TILES = 3  # the finest grid a far table gets (3 x 3: a 4 px corner of a 16:9 photo seen at 10 px)
 TILE_ROTATIONS = 2  # the crops are read in at most this many turns (four would cost 8 more passes)
 LOOK_STEP = "look"  # reporting_steps: a pass of the model (the whole photo, a turn or a crop) begins
@@ -351,11 +352,10 @@ class CardDetector:
         and the finer crops are still no larger in the model input than in the photo."""
         whole = self.view_scale(image_hw)
         if len(boxes):
-            size = (
-                float(np.median(np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])))) * whole
-            )
-            if self.tiles_for(image_hw) == 1 and size >= SMALL_CORNER:
+            sides = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
+            if self.tiles_for(image_hw) == 1 and float(np.median(sides)) * whole >= SMALL_CORNER:
                 return 1
+            size = float(np.quantile(sides, FAR_QUANTILE)) * whole
         else:
             size = FAR_PX
             if self.tiles_for(image_hw) == 1 and self.grid_scale(image_hw, 2) > 1.0:
@@ -506,7 +506,10 @@ def read_far(detector: Any, passes: Any) -> list[Detection] | None:
     (:meth:`CardDetector.tiles_after`; where it finds none, its faint traces' size), or finds nothing at
     all (a table too far for it, or an empty one), is read through the finer grid, upright. Each spot
     is voted on only by the views that could read it (:func:`fuse_readable`), so the whole-photo look
-    does not vote down a corner too small for it."""
+    does not vote down a corner too small for it. With a model of any input size, the corners' sizes are
+    taken from the focused reading's large look where it takes one (:func:`vision.effort.look_side`)."""
+    from vision.effort import look_side
+
     image = passes.image
     hw = image.shape[:2]
     if detector.tiles is not None or max(hw) <= AUTO_TILE_FACTOR * detector.imgsz:
@@ -514,15 +517,29 @@ def read_far(detector: Any, passes: Any) -> list[Detection] | None:
     boxes, scores = passes.whole(0)
     views = [(boxes, scores)]
     scales = [detector.view_scale(hw)]
-    if not len(boxes):  # the faint traces' size, where there are any (else a far table is assumed)
+    found = boxes[class_nms(boxes, scores, detector.iou)]
+    side = look_side(detector, hw)
+    sides = np.sqrt((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1]))
+    if side > detector.imgsz and (not len(found) or float(np.median(sides)) * scales[0] < SMALL_CORNER):
+        # The focused reading takes the large look here anyway: its corners, seen 1.8 times larger, tell
+        # their sizes better than the few the first look found (the largest of them).
+        look = passes.whole(0, long_side=side)
+        in_h, in_w = rect_input_size(hw, side)
+        views.append(look)
+        scales.append(min(in_h / hw[0], in_w / hw[1]))
+        found = look[0][class_nms(look[0], look[1], detector.iou)]
+        if not len(found):
+            return None
+    elif not len(found):  # the faint traces' size, where there are any (else a far table is assumed)
         boxes, scores = passes.whole(0, floor=passes.floor)
-    tiles = detector.tiles_after(hw, boxes[class_nms(boxes, scores, detector.iou)])
+        found = boxes[class_nms(boxes, scores, detector.iou)]
+    tiles = detector.tiles_after(hw, found)
     if tiles <= 2:
         return None
     views.append(passes.tiled(tiles, 0))
     scales.append(detector.grid_scale(hw, tiles))
-    found: list[Detection] = detector._suppress(views, image, scales)
-    return found
+    read: list[Detection] = detector._suppress(views, image, scales)
+    return read
 
 
 def check_image_array(image: Any) -> None:
