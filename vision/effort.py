@@ -99,7 +99,9 @@ class Passes:
     ``candidate_conf``, which is what the full reading uses). ``store`` (any mutable mapping) keeps the
     raw candidates and each pass's time under ``key`` (default: a fingerprint of the photo), so a second
     reading of the same photo with the same detector runs no pass again. ``passes`` and ``ms`` count the
-    passes run (or taken from the store) for this photo and their model time.
+    passes run (or taken from the store) for this photo and their model time. ``keep`` (below ``FAINT``)
+    keeps every pass's candidates down to it instead: a taught deck's rescue takes the upright
+    whole-photo pass down to its own floor from here (:meth:`vision.deck.DeckMemory.rescue`).
     """
 
     def __init__(
@@ -108,16 +110,26 @@ class Passes:
         image: np.ndarray,
         store: MutableMapping[str, Any] | None = None,
         key: str | None = None,
+        keep: float | None = None,
     ) -> None:
         self.detector = detector
         self.image = image
         self.store = store
-        self.key = key if key is not None else _key(image)
+        self.keep = self.floor if keep is None else min(keep, self.floor)
+        self._given_key = key
         self._seen: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
         self._read: dict[tuple[float, ...], tuple[np.ndarray, float]] = {}
         self.passes = 0
         self.ms = 0.0
         self.live_ms = 0.0  # of ``ms``, the passes run now (not taken from the store)
+
+    @property
+    def key(self) -> str:
+        """The store's key for this photo: the one given, else the photo's fingerprint, taken at the
+        first use only (hashing a 1920x1080 photo costs several ms, and the kiosk reads with no store)."""
+        if self._given_key is None:
+            self._given_key = _key(self.image)
+        return self._given_key
 
     def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The corner reader's opinion on ``boxes`` of this photo, each box read once: the first look and
@@ -142,14 +154,16 @@ class Passes:
 
     def _get(self, name: str, run: Any) -> tuple[np.ndarray, np.ndarray]:
         if name not in self._seen:
-            stored = self.store.get(f"{self.key}/{name}") if self.store is not None else None
+            # passes kept down to a lower ``keep`` are stored apart from the usual ones
+            slot = f"{name}@{self.keep:g}" if self.keep < self.floor else name
+            stored = self.store.get(f"{self.key}/{slot}") if self.store is not None else None
             if stored is None:
                 start = time.perf_counter()
                 boxes, scores = run()
                 stored = (boxes, scores, (time.perf_counter() - start) * 1000.0)
                 self.live_ms += stored[2]
                 if self.store is not None:
-                    self.store[f"{self.key}/{name}"] = stored
+                    self.store[f"{self.key}/{slot}"] = stored
             self._seen[name] = stored
             self.passes += 1
             self.ms += float(stored[2])
@@ -165,7 +179,7 @@ class Passes:
             size = det.input_hw or rect_input_size(turned.shape[:2], det.imgsz)
         padded, lb = letterbox(turned, size)
         output = det.run_model(padded)
-        boxes, scores = candidate_boxes(output, len(det.codes), lb, turned.shape[:2], self.floor)
+        boxes, scores = candidate_boxes(output, len(det.codes), lb, turned.shape[:2], self.keep)
         return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
 
     def _size_tag(self, long_side: int | None) -> str:
