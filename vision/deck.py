@@ -502,17 +502,24 @@ class DeckMemory:
         sure = (best >= self.sure_similarity) & (best - second >= self.sure_margin)
         return [CARD_CODES[columns[o]] if ok else None for o, ok in zip(order[:, 0], sure, strict=True)]
 
-    def rescue(self, detector: Any, image: np.ndarray, found: Sequence[Detection]) -> list[Detection]:
+    def rescue(
+        self, detector: Any, image: np.ndarray, found: Sequence[Detection], passes: Any = None
+    ) -> list[Detection]:
         """``found`` (the corners read in ``image``) with the corners the reading cut that this deck knows
         surely: the detector's faint candidates of one upright pass (down to ``RESCUE_FLOOR``; one per
         spot) that overlap no corner found by more than ``RESCUE_OVERLAP`` (IoU) are read by the reader,
         and one whose features the memory is sure of (:meth:`sure_cards`) is added as that card, at the
         detector's threshold confidence (a card it makes is shown as doubtful, for the players to check).
+        ``passes`` (the reading's :class:`vision.effort.Passes`, kept down to ``RESCUE_FLOOR``) lends its
+        upright whole-photo pass, so the rescue runs no pass of its own; without them, it runs one.
         """
         from vision.geometry import box_iou_one, nms
 
         reader = _reader_of(detector)
-        boxes, scores = detector.faint_candidates(image, RESCUE_FLOOR)
+        if passes is not None and passes.keep <= RESCUE_FLOOR:
+            boxes, scores = passes.whole(0, floor=RESCUE_FLOOR)
+        else:
+            boxes, scores = detector.faint_candidates(image, RESCUE_FLOOR)
         if not len(boxes):
             return list(found)
         boxes = boxes[nms(boxes, scores.max(axis=1), RESCUE_NMS)]

@@ -25,7 +25,7 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 
-from vision.effort import EFFORTS, FOCUSED, effort_from_env, read_with_effort
+from vision.effort import EFFORTS, FOCUSED, Passes, effort_from_env, read_focused, read_full, read_with_effort
 from vision.errors import ImageError, InvalidValueError, ModelError
 from vision.geometry import (
     candidate_boxes,
@@ -289,9 +289,18 @@ class CardDetector:
         """Corner detections in ``image`` (HxWx3 uint8 BGR), best first, boxes in photo pixels."""
         check_image_array(image)
         self.load()
-        found = self._read(image)
         deck = self.reader.deck if self.reader is not None else None
-        return found if deck is None else deck.rescue(self, image, found)
+        if deck is None:
+            return self._read(image)
+        from vision.deck import RESCUE_FLOOR
+
+        # the reading's passes kept down to the rescue's floor: the rescue takes their upright whole photo
+        passes = Passes(self, image, keep=RESCUE_FLOOR)
+        if self.effort == FOCUSED and self.tiles is None:
+            found = read_focused(self, passes)
+        else:
+            found = read_full(self, passes)
+        return deck.rescue(self, image, found, passes)
 
     def _read(self, image: np.ndarray) -> list[Detection]:
         if self.effort == FOCUSED and self.tiles is None:

@@ -115,7 +115,7 @@ class Passes:
         self.detector = detector
         self.image = image
         self.store = store
-        self.keep = self.floor if keep is None else min(keep, self.floor)
+        self._keep = keep
         self._given_key = key
         self._seen: dict[str, tuple[np.ndarray, np.ndarray, float]] = {}
         self._read: dict[tuple[float, ...], tuple[np.ndarray, float]] = {}
@@ -152,10 +152,15 @@ class Passes:
     def floor(self) -> float:
         return float(min(FAINT, self.detector.candidate_conf))
 
+    @property
+    def keep(self) -> float:
+        """The lowest score each pass keeps: ``floor``, or the lower ``keep`` given."""
+        return self.floor if self._keep is None else min(self._keep, self.floor)
+
     def _get(self, name: str, run: Any) -> tuple[np.ndarray, np.ndarray]:
         if name not in self._seen:
             # passes kept down to a lower ``keep`` are stored apart from the usual ones
-            slot = f"{name}@{self.keep:g}" if self.keep < self.floor else name
+            slot = f"{name}@{self.keep:g}" if self._keep is not None and self.keep < self.floor else name
             stored = self.store.get(f"{self.key}/{slot}") if self.store is not None else None
             if stored is None:
                 start = time.perf_counter()

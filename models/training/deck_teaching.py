@@ -320,7 +320,9 @@ def sweep(
 class NoRescue(DeckMemory):
     """A memory that blends but rescues nothing (the blend's sweep)."""
 
-    def rescue(self, detector: Any, image: np.ndarray, found: Sequence[Detection]) -> list[Detection]:
+    def rescue(
+        self, detector: Any, image: np.ndarray, found: Sequence[Detection], passes: Any = None
+    ) -> list[Detection]:
         return list(found)
 
 

@@ -415,3 +415,34 @@ def test_a_faint_candidate_on_a_corner_already_read_is_not_added_again(reader: C
     again = (x0 + 2, y0 + 1, x1 + 2, y1 + 1)  # the same corner, a little shifted
     rescued = memory.rescue(FaintDetector(reader, [(again, 0.05), (boxes[1], 0.05)]), image, found)
     assert [(d.code, d.box) for d in rescued] == [("AS", boxes[0]), ("2S", boxes[1])]
+
+
+@needs_reader
+@pytest.mark.parametrize("effort", ["focused", "full"])
+def test_the_rescue_reuses_the_readings_upright_pass_and_runs_none_of_its_own(
+    reader: CornerReader, monkeypatch: pytest.MonkeyPatch, effort: str
+) -> None:
+    from vision.detector import CardDetector
+
+    detector = CardDetector(reader=DEFAULT_READER, threads=1, effort=effort)
+    if not detector.model_path.is_file():
+        pytest.skip("models/cards.onnx not exported")
+    detector.load()
+    inputs: list[tuple[int, ...]] = []
+    run_model = detector.run_model
+
+    def counted(letterboxed: np.ndarray) -> np.ndarray:
+        inputs.append(letterboxed.shape)
+        return run_model(letterboxed)
+
+    monkeypatch.setattr(detector, "run_model", counted)
+    image, _ = lettered(offset_y=120)
+    detector.detect(image)
+    standard = list(inputs)
+    memory = lettered_memory(reader)
+    use_deck(detector, memory)
+    inputs.clear()
+    found = detector.detect(image)
+    assert inputs == standard  # the taught reading runs the standard reading's passes, none more
+    # the same corners as the rescue running its own upright pass (``faint_candidates``), as it did
+    assert found == memory.rescue(detector, image, detector._read(image))
