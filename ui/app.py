@@ -7,6 +7,7 @@ method and then refreshes. Scans run in the scanner's worker thread and come bac
 
 from __future__ import annotations
 
+import gc
 import io
 import threading
 import time
@@ -1059,10 +1060,22 @@ class TableTallyApp(App):
             self.sm.add_widget(screen)
         Window.bind(size=lambda *_: Clock.schedule_once(lambda _dt: self.refresh(), 0))
         Clock.schedule_once(lambda _dt: self.start_screen(open_first_check), 0)
-        self.scanner.warm_up()  # the card model loads while the players choose a game
+        warming = self.scanner.warm_up()  # the card model loads while the players choose a game
+        Clock.schedule_once(lambda _dt: self._settle_memory(warming), 0.5)
         self.sharing.start_at_launch(forced=self.share_forced)  # the phones' scoreboard, when switched on
         fault_screen.install(self)  # a record fault in any tap or screen shows the fault screen, not a crash
         return self.sm
+
+    def _settle_memory(self, warming: threading.Thread) -> None:
+        """Once start-up has made its objects (the screens, the detector loaded in the background): one
+        collection, then those objects are frozen out of the collector's full passes. Without it each full
+        pass walks them all again, holding the interpreter, every few rebuilds and often in the middle of
+        showing a scan's result; now it walks only what was made since."""
+        if warming.is_alive():
+            Clock.schedule_once(lambda _dt: self._settle_memory(warming), 0.5)
+            return
+        gc.collect()
+        gc.freeze()
 
     def start_screen(self, open_first_check: Callable[[TableTallyApp], bool]) -> None:
         """Home; on first start (a language chosen, the camera never checked) the camera check, once."""
@@ -1224,6 +1237,11 @@ class TableTallyApp(App):
         if started:
             self.scan_pending = True
             self.refresh()
+            if self.scanner.reader_ready:
+                # The collector's full pass (over the screens made since start-up, holding this thread)
+                # while the other process reads, once the reading screen is drawn: so the pass the
+                # rebuilds would soon need does not fall in the middle of showing the result.
+                Clock.schedule_once(lambda _dt: gc.collect(), 0.05)
 
     def scan_status(self) -> Widget:
         """The words a screen shows while a scan is in progress: the phase, and below it how far the

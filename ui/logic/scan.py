@@ -19,6 +19,7 @@ screen.
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -206,6 +207,8 @@ def _serve(conn: Any, model_path: Path | None) -> None:
     except Exception as exc:  # noqa: BLE001 - the kiosk reads in its own process instead
         conn.send(("failed", str(exc)))
         return
+    gc.collect()  # the loaded detector's objects are left out of later full collections (as in the kiosk)
+    gc.freeze()
     conn.send(("ready", None))
     while True:
         try:
