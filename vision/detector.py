@@ -30,6 +30,7 @@ from vision.errors import ImageError, InvalidValueError, ModelError
 from vision.geometry import (
     candidate_boxes,
     class_nms,
+    from_crop,
     fuse_readable,
     fuse_views,
     letterbox,
@@ -490,19 +491,11 @@ class CardDetector:
         A box that touches a crop's inner edge is dropped (its corner was cut; a neighbouring crop, or
         the whole photo, sees it whole).
         """
-        height, width = image.shape[:2]
+        hw = image.shape[:2]
         parts = []
-        for x0, y0, cw, ch in tile_grid(height, width, tiles):
-            crop = image[y0 : y0 + ch, x0 : x0 + cw]
-            boxes, scores = self._candidates(crop, quarter_turns)
-            m = 2.0
-            cut = (
-                ((boxes[:, 0] <= m) & (x0 > 0))
-                | ((boxes[:, 1] <= m) & (y0 > 0))
-                | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
-                | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
-            )
-            parts.append((boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]))
+        for x0, y0, cw, ch in tile_grid(hw[0], hw[1], tiles):
+            boxes, scores = self._candidates(image[y0 : y0 + ch, x0 : x0 + cw], quarter_turns)
+            parts.append(from_crop(boxes, scores, (x0, y0, cw, ch), hw))
         return np.concatenate([b for b, _ in parts]), np.concatenate([sc for _, sc in parts])
 
 

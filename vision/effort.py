@@ -53,6 +53,7 @@ from vision.geometry import (
     box_iou_one,
     candidate_boxes,
     class_nms,
+    from_crop,
     fuse_readable,
     letterbox,
     rect_input_size,
@@ -235,17 +236,9 @@ class Passes:
     def _region(self, rect: Rect, quarter_turns: int, long_side: int | None = None) -> View:
         """One pass over the part ``rect`` of the photo: candidates in photo pixels, less those its inner
         edges cut (a neighbouring view sees them whole)."""
-        height, width = self.image.shape[:2]
         x0, y0, cw, ch = rect
         boxes, scores = self._pass(self.image[y0 : y0 + ch, x0 : x0 + cw], quarter_turns, long_side)
-        m = 2.0
-        cut = (
-            ((boxes[:, 0] <= m) & (x0 > 0))
-            | ((boxes[:, 1] <= m) & (y0 > 0))
-            | ((boxes[:, 2] >= cw - m) & (x0 + cw < width))
-            | ((boxes[:, 3] >= ch - m) & (y0 + ch < height))
-        )
-        return boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]
+        return from_crop(boxes, scores, rect, self.image.shape[:2])
 
     def tiled(self, tiles: int, quarter_turns: int, indices: list[int] | None = None) -> View:
         """The crops ``indices`` (default all) of the grid as one view."""

@@ -373,6 +373,28 @@ def tile_origins(length: int, tile: int, overlap: float) -> list[int]:
     return [round(k * step) for k in range(count)]
 
 
+def from_crop(
+    boxes: np.ndarray,
+    scores: np.ndarray,
+    rect: tuple[int, int, int, int],
+    image_hw: tuple[int, int],
+    margin: float = 2.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A crop's candidates (boxes in the crop's pixels, class scores) in the photo's pixels, less those that
+    touch one of the crop's inner edges (within ``margin`` pixels): their corner was cut, and a
+    neighbouring crop, or the whole photo, sees it whole. ``rect`` is the crop's (x0, y0, width, height)
+    in a photo of ``image_hw``."""
+    height, width = image_hw
+    x0, y0, cw, ch = rect
+    cut = (
+        ((boxes[:, 0] <= margin) & (x0 > 0))
+        | ((boxes[:, 1] <= margin) & (y0 > 0))
+        | ((boxes[:, 2] >= cw - margin) & (x0 + cw < width))
+        | ((boxes[:, 3] >= ch - margin) & (y0 + ch < height))
+    )
+    return boxes[~cut] + np.array([x0, y0, x0, y0], np.float32), scores[~cut]
+
+
 def tile_grid(height: int, width: int, tiles: int) -> list[tuple[int, int, int, int]]:
     """The crops (x0, y0, width, height) of a ``tiles`` x ``tiles`` grid over a ``height`` x ``width`` photo,
     neighbours sharing at least ``TILE_OVERLAP`` of a crop: the kiosk's tiles."""
