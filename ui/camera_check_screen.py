@@ -31,8 +31,8 @@ from ui.widgets import (
     PhotoView,
     font,
     hbox,
-    landscape,
     scroller,
+    split_body,
     vbox,
 )
 
@@ -293,14 +293,7 @@ class CameraCheckScreen(Base):
                 again.size_hint_x = 1.5
                 buttons.add_widget(Btn(_("Done"), self.leave, role="primary", name="camera-check-done"))
         side.add_widget(buttons)
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        if landscape():
-            side.size_hint_x = 0.44
-        else:
-            side.size_hint_y = 0.5
-        body.add_widget(photo)
-        body.add_widget(side)
-        root.add_widget(body)
+        root.add_widget(split_body(photo, side, sized=side, wide=0.44, tall=0.5))
 
     def players_row(self, c: CameraCheck) -> Any:
         row = hbox(size_hint_y=None, height=TOUCH, spacing=dp(6))

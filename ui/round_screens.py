@@ -62,6 +62,7 @@ from ui.widgets import (
     font,
     hbox,
     landscape,
+    split_body,
     vbox,
 )
 from vision.seats import SIDES, from_taps, layout
@@ -414,14 +415,7 @@ class RoundScreen(Base):
         return ready_text, TEXT
 
     def layout_body(self, root: Any, left: Widget, right: Widget) -> None:
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        if landscape():
-            left.size_hint_x = 0.34
-        else:
-            left.size_hint_y = 0.62
-        body.add_widget(left)
-        body.add_widget(right)
-        root.add_widget(body)
+        root.add_widget(split_body(left, right, sized=left, wide=0.34, tall=0.62))
 
 
 def _chip_card(m: CardMark) -> HandCard:
@@ -1007,14 +1001,7 @@ class SeatsScreen(Base):
         done = Btn(_("These are the seats"), self.done, role="primary", name="seats-done")
         done.disabled = self.taps is not None and len(self.taps) < len(players)
         side.add_widget(done)
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        if landscape():
-            side.size_hint_x = 0.42
-        else:
-            side.size_hint_y = 0.45
-        body.add_widget(view)
-        body.add_widget(side)
-        root.add_widget(body)
+        root.add_widget(split_body(view, side, sized=side, wide=0.42, tall=0.45))
 
     def take_photo(self) -> None:
         """A photo of the table now (players sitting round it) to tap the seats on."""

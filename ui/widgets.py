@@ -179,6 +179,19 @@ def hbox(**kw: Any) -> BoxLayout:
     return BoxLayout(orientation="horizontal", **kw)
 
 
+def split_body(first: Widget, second: Widget, sized: Widget, wide: float, tall: float) -> BoxLayout:
+    """``first`` and ``second`` side by side on a landscape screen, one above the other on a portrait one;
+    ``sized`` (one of the two) takes ``wide`` of the width, or ``tall`` of the height."""
+    body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
+    if landscape():
+        sized.size_hint_x = wide
+    else:
+        sized.size_hint_y = tall
+    body.add_widget(first)
+    body.add_widget(second)
+    return body
+
+
 def scroller(content: Widget) -> ScrollView:
     """Wrap a vertical layout (size_hint_y=None) so it scrolls by dragging."""
     sv = ScrollView(do_scroll_x=False, bar_width=dp(8), scroll_type=["bars", "content"])
