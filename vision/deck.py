@@ -82,18 +82,19 @@ VIEWS: tuple[tuple[float, float, float, float], ...] = tuple(
 )
 
 MIN_CARDS = 13  # different cards a deck must be taught: one suit, ace to king
-BLEND_WEIGHT = 1.0  # the memory's share of the taught cards' probability (measured: docs/vision.md)
-TEMPERATURE = 0.02  # of the cosine similarities' softmax (measured: docs/vision.md)
-TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught; measured)
+# The memory's settings below were chosen with python -m models.training.deck_teaching --tune.
+BLEND_WEIGHT = 1.0  # the memory's share of the taught cards' probability
+TEMPERATURE = 0.02  # of the cosine similarities' softmax
+TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught)
 GATE = 0.9  # the memory only acts where the reader's best card is less sure than this (over 1: always)
-RERANK = True  # the memory may only re-rank: no card's probability above the reader's best (measured)
+RERANK = True  # the memory may only re-rank: no card's probability above the reader's best
 MARGIN = 0.1  # the memory only acts where its best card's prototype is this much closer than the next's
-VOUCH = 0.0  # the detector's say in which taught card a corner is (merge; measured: docs/vision.md)
+VOUCH = 0.0  # the detector's say in which taught card a corner is (merge)
 RESCUE_FLOOR = 0.01  # a taught deck looks again at the detector's candidates down to this score
 RESCUE_NMS = 0.5  # one faint candidate per spot (IoU)
 RESCUE_OVERLAP = 0.3  # a faint candidate overlapping a corner found more than this (IoU) is that corner's
 RESCUE_SIMILARITY = 0.8  # the memory is sure of a corner this similar to a taught card's prototype ...
-RESCUE_MARGIN = 0.15  # ... and this much more similar than to the runner-up's (measured: deck_teaching)
+RESCUE_MARGIN = 0.15  # ... and this much more similar than to the runner-up's
 ALIKE = 0.9  # two taught cards' prototypes this similar (cosine, centred) are one card taught twice
 ONE_CARD_SPAN = 10.0  # corner sizes: one card's corners lie at most this far apart (vision.cards: 9)
 WRONG_SHARE = 0.5  # a row photo with more than this share of its cards read as other cards is refused

@@ -69,7 +69,7 @@ FULL = "full"
 FOCUSED = "focused"
 EFFORTS = (FULL, FOCUSED)
 EFFORT_ENV = "TABLETALLY_EFFORT"  # the kiosk's reading effort (full or focused) without a rebuild
-DEFAULT_EFFORT = FOCUSED  # measured: as many photos read exactly, 0.69-0.72x the median time (docs/vision.md)
+DEFAULT_EFFORT = FOCUSED  # as many photos read exactly as the full reading, sooner (python -m vision.effort)
 
 FAINT = 0.05  # a first-pass candidate scoring this much, away from the corners found, is looked at again
 SURE = 0.5  # a corner whose merged score reaches this (and has no close rival) is not looked at again

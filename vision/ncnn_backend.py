@@ -68,8 +68,8 @@ class NcnnDetector(CardDetector):
 
     def _load_onnx(self) -> None:  # the backend's own load, called by CardDetector.load
         # The wheel's OpenMP threads wait for work actively by default: on a busy machine (the kiosk's UI, a
-        # shared development machine) they burned their time slices spinning, one pass taking 1.3-2 s
-        # instead of 65 ms here. Passive waiting must be asked for before OpenMP starts (the first import).
+        # shared development machine) they burn their time slices spinning, and one pass takes many times
+        # longer. Passive waiting must be asked for before OpenMP starts (the first import).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             import ncnn  # type: ignore[import-untyped,import-not-found,unused-ignore]
