@@ -33,6 +33,7 @@ __all__ = [
     "fuse_views",
     "letterbox",
     "nms",
+    "overlap_max",
     "rect_input_size",
     "rotate_image",
     "suppress",
@@ -103,12 +104,39 @@ def fuse_views(
     for view_boxes, view_scores in views:
         if len(view_boxes) == 0:
             continue
-        for start in range(0, len(boxes), chunk):
-            overlap = box_iou_one(boxes[start : start + chunk, None, :], view_boxes) > iou  # n x m
-            seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
-            fused[start : start + chunk] += seen
+        fused += overlap_max(boxes, view_boxes, view_scores, iou, chunk)
     fused /= len(views)
     return boxes, fused
+
+
+def overlap_max(
+    boxes: np.ndarray,
+    view_boxes: np.ndarray,
+    view_scores: np.ndarray,
+    iou: float = FUSE_IOU,
+    chunk: int = 256,
+    rows: np.ndarray | None = None,
+) -> np.ndarray:
+    """For each of ``boxes`` (N x 4 xyxy): the per-class maximum of ``view_scores`` over the
+    ``view_boxes`` overlapping it (IoU > ``iou``), 0 where none does (scores under 0 count as 0): one
+    view's vote in :func:`fuse_views`. ``rows`` (a boolean mask over ``boxes``) computes only those
+    rows, the others left 0.
+
+    Only the overlapping pairs are gathered and reduced (a box overlaps a handful of a view's
+    candidates), instead of an N x M x classes array: the same values, far less work."""
+    out = np.zeros((len(boxes), view_scores.shape[1]), dtype=np.float32)
+    index = np.arange(len(boxes)) if rows is None else np.flatnonzero(rows)
+    if len(view_boxes) == 0 or len(index) == 0:
+        return out
+    scores = view_scores.astype(np.float32, copy=False)
+    for start in range(0, len(index), chunk):
+        part = index[start : start + chunk]
+        near, seen = np.nonzero(box_iou_one(boxes[part, None, :], view_boxes) > iou)  # row-major pairs
+        if not len(near):
+            continue
+        first = np.flatnonzero(np.concatenate([[True], near[1:] != near[:-1]]))
+        out[part[near[first]]] = np.maximum(np.maximum.reduceat(scores[seen], first, axis=0), 0.0)
+    return out
 
 
 def fuse_readable(
@@ -150,12 +178,10 @@ def fuse_readable(
     for (view_boxes, view_scores), scale, covers in zip(views, scales, covered, strict=True):
         votes = covers & ((size * scale >= readable) | (scale >= 0.99 * finest))
         voters += votes
-        if len(view_boxes) == 0:
+        if len(view_boxes) == 0 or not votes.any():
             continue
-        for start in range(0, len(boxes), chunk):
-            overlap = box_iou_one(boxes[start : start + chunk, None, :], view_boxes) > iou  # n x m
-            seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
-            total[start : start + chunk] += seen * votes[start : start + chunk, None]
+        # only the spots this view votes on: the others would add 0
+        total += overlap_max(boxes, view_boxes, view_scores, iou, chunk, rows=votes)
     return boxes, total / np.maximum(voters, 1.0)[:, None]
 
 
