@@ -33,9 +33,10 @@ Options:
   --rotation DEG     rotate the picture and touch by 0, 90, 180 or 270 degrees (default: the display's)
   --touch PROVIDER   Kivy touch reader for the panel: mtdev (default) or hidinput
   --no-start         install and enable the service, but do not (re)start it now
-  --runtime NAME     the card model's runtime: auto (default: times ONNX Runtime and NCNN on this Pi
-                     and writes the faster into the kiosk's settings; ONNX Runtime unless NCNN is faster
-                     by more than a tenth), onnx or ncnn
+  --runtime NAME     the card model's runtime: auto (default: times each runtime installed on this Pi,
+                     ONNX Runtime, NCNN and OpenVINO where present, and writes the fastest into the
+                     kiosk's settings; ONNX Runtime unless another is faster by more than a tenth),
+                     onnx, ncnn or openvino
   --share            also let phones on the home network reach the kiosk's scores page (the same as
                      sudo deploy/share.sh on; without it nothing is opened, and an earlier --share stays)
   --dry-run          print what would be done; change nothing (no root needed)
@@ -85,7 +86,7 @@ case $DISPLAY_KIND in
 esac
 case $ROTATION in "" | 0 | 90 | 180 | 270) ;; *) die "--rotation must be 0, 90, 180 or 270, not '$ROTATION'" 2 ;; esac
 case $TOUCH in mtdev | hidinput) ;; *) die "--touch must be mtdev or hidinput, not '$TOUCH'" 2 ;; esac
-case $RUNTIME in auto | onnx | ncnn) ;; *) die "--runtime must be auto, onnx or ncnn, not '$RUNTIME'" 2 ;; esac
+case $RUNTIME in auto | onnx | ncnn | openvino) ;; *) die "--runtime must be auto, onnx, ncnn or openvino, not '$RUNTIME'" 2 ;; esac
 
 VENV=$PREFIX/venv
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tabletally-install.XXXXXX")
@@ -320,9 +321,9 @@ elif dry; then
   printf '# (the dry run times nothing: ONNX Runtime, the default, until timed)\nTABLETALLY_RUNTIME=onnx\n' \
     >"$WORK/runtime.env"
 else
-  log "timing the card model with ONNX Runtime and with NCNN on this Pi (up to a few minutes) ..."
+  log "timing the card model with each runtime installed on this Pi (up to a few minutes) ..."
   if "${CHOOSE[@]}" >"$WORK/runtime.env" 2>"$WORK/runtime.err" &&
-    grep -Eq '^TABLETALLY_RUNTIME=(onnx|ncnn)$' "$WORK/runtime.env"; then
+    grep -Eq '^TABLETALLY_RUNTIME=(onnx|ncnn|openvino)$' "$WORK/runtime.env"; then
     log "card model runtime: $(sed -n 's/^TABLETALLY_RUNTIME=//p' "$WORK/runtime.env") ($(sed -n 's/^# //p' "$WORK/runtime.env"))"
   else
     warn "the runtimes could not be timed ($(tail -n 1 "$WORK/runtime.err" 2>/dev/null)); the kiosk reads with

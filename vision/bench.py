@@ -38,6 +38,7 @@ same photo, so a change in the machine's load hits all alike. Per runtime it pri
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -61,10 +62,22 @@ RUNS = Path(__file__).resolve().parent.parent / "runs" / "data"
 SYNTHETIC_KINDS = {"table1080": "1920x1080 tables", "deal12": "52-card fanned deals"}
 """Synthetic sets ``make bench`` adds when they have been made: folder under runs/data, what they are."""
 SYNTHETIC_PHOTOS = 4  # photos of each synthetic set
-WORKER_KINDS = ("onnx", "onnx-rect", "ncnn", "ultralytics", "ultralytics-square")
+WORKER_KINDS = (
+    "onnx",
+    "onnx-rect",
+    "ncnn",
+    "openvino",
+    "openvino-rect",
+    "ultralytics",
+    "ultralytics-square",
+)
 """What a one-pass worker runs: ONNX Runtime (as the kiosk: a fixed or exported square input), ONNX
-Runtime on a dynamic model with a "rect" input, NCNN, Ultralytics ``predict`` (its default "rect" input)
-and ``predict`` with a square input (``rect=False``, as the kiosk's model reads)."""
+Runtime on a dynamic model with a "rect" input, NCNN, OpenVINO (as the kiosk, or "rect" on a dynamic
+model), Ultralytics ``predict`` (its default "rect" input) and ``predict`` with a square input
+(``rect=False``, as the kiosk's model reads)."""
+KIOSK_KINDS = {"onnx": "onnx", "ncnn": "ncnn", "openvino": "openvino"}
+"""Worker kinds that read as the kiosk reads on a runtime (vision.ncnn_backend.RUNTIMES): the choice."""
+ALSO_KINDS = ("onnx", "onnx-rect", "ncnn", "openvino", "openvino-rect")
 
 
 def _peak_rss_mb() -> float:
@@ -87,16 +100,18 @@ def _runtime_pass(kind: str, model: str, threads: int) -> tuple[Any, str]:
     """For the worker: a function photo -> (corners found, {"pre": s, "run": s, "post": s}) running one
     upright pass of the whole photo, without the corner reader, with ``kind``'s runtime; and the input
     it gives the model ("rect 576": long side 576, short side to a multiple of 32; or a fixed "576x576")."""
-    if kind in ("onnx", "onnx-rect", "ncnn"):
+    if kind in ALSO_KINDS:
         import vision.detector as detector_module
         from vision.geometry import letterbox as plain_letterbox
         from vision.ncnn_backend import NcnnDetector
+        from vision.openvino_backend import OpenVinoDetector
 
-        make = NcnnDetector if kind == "ncnn" else detector_module.CardDetector
+        runtime = kind.removesuffix("-rect")
+        make = {"ncnn": NcnnDetector, "openvino": OpenVinoDetector}.get(runtime, detector_module.CardDetector)
         detector = make(model, threads=threads, tiles=1, rotations=1, reader="off", effort="full").load()
-        if kind == "onnx-rect":  # a dynamic-input model read as Ultralytics reads: rect, not its square
+        if kind.endswith("-rect"):  # a dynamic-input model read as Ultralytics reads: rect, not its square
             if not detector.resizable:
-                raise SystemExit(f"{model}: onnx-rect needs a model with a dynamic input")
+                raise SystemExit(f"{model}: {kind} needs a model with a dynamic input")
             detector.input_hw = None
         spent = {"pre": 0.0, "run": 0.0}
         plain_run = detector.run_model
@@ -314,10 +329,48 @@ def backends_bench(
             "peak_rss_mb": runtime.peak_rss_mb,
             "agreement": [both, total],
             "input": runtime.input,
+            "kind": runtime.kind,
             "ratio_to": None if base is None else base.label,
         }
+    chosen = chosen_runtime(figures)
+    if chosen is not None:
+        figures["chosen"] = chosen
+        print(
+            f"\nthe runtime the device would choose: {chosen['name']} ({chosen['why']}), "
+            f"{chosen['ratio']:.2f}x {chosen['ratio_to']} (wall), {chosen['cpu_ratio']:.2f}x (CPU)"
+        )
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     return figures
+
+
+def chosen_runtime(figures: dict[str, Any]) -> dict[str, Any] | None:
+    """The runtime the device would choose from one-pass rows (``backends_bench``'s figures: label ->
+    median_ms, cpu_ms, input, kind), as the installer and the doctor choose
+    (:func:`vision.ncnn_backend.choose_runtime`), and its wall and CPU ratios to Ultralytics ``predict``
+    given the same input (else the first ``predict``); None without a kiosk runtime or a ``predict`` row.
+    The first row of each kiosk kind counts (an ``--also`` row of the same kind is another model)."""
+    from vision.ncnn_backend import NAMES, choose_runtime
+
+    rows = {label: row for label, row in figures.items() if isinstance(row, dict) and "kind" in row}
+    kiosk: dict[str, tuple[str, dict[str, Any]]] = {}
+    for label, row in rows.items():
+        if row["kind"] in KIOSK_KINDS:
+            kiosk.setdefault(KIOSK_KINDS[row["kind"]], (label, row))
+    predict = [(label, row) for label, row in rows.items() if row["kind"].startswith("ultralytics")]
+    if not kiosk or not predict:
+        return None
+    name, why = choose_runtime({k: row["median_ms"] for k, (_, row) in kiosk.items()})
+    label, row = kiosk[name]
+    base_label, base = next(((lb, r) for lb, r in predict if r["input"] == row["input"]), predict[0])
+    return {
+        "runtime": name,
+        "label": label,
+        "name": NAMES[name],
+        "why": why,
+        "ratio": base["median_ms"] / row["median_ms"],
+        "cpu_ratio": base["cpu_ms"] / row["cpu_ms"],
+        "ratio_to": base_label,
+    }
 
 
 def export_stand_in(folder: Path, imgsz: int = 416, dynamic: bool = False) -> tuple[Path, Path]:
@@ -396,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="KIND:MODEL",
         help="one more runtime in the one-pass table: onnx:M.onnx, onnx-rect:M.onnx (a dynamic model read "
-        "with rect inputs) or ncnn:M.param (repeatable)",
+        "with rect inputs), ncnn:M.param, openvino:M.onnx or openvino-rect:M.onnx (repeatable)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="passes over the photos (default 3)")
     parser.add_argument("--threads", type=int, default=2, help="threads of each runtime (default 2)")
@@ -472,11 +525,16 @@ def _bench(args: argparse.Namespace) -> int:
     ncnn_model = args.onnx.parent / DEFAULT_NCNN.name
     if ncnn_model.is_file() and not args.stand_in:
         runtimes.append(("NCNN", "ncnn", ncnn_model))
+    if importlib.util.find_spec("openvino") is not None:
+        runtimes.append(("OpenVINO", "openvino", args.onnx))
+    else:
+        print("vision.bench: no OpenVINO (pip install openvino): not timed", file=sys.stderr)
     for extra in args.also:
         kind, _, model = extra.partition(":")
-        if kind not in ("onnx", "onnx-rect", "ncnn") or not Path(model).is_file():
+        if kind not in ALSO_KINDS or not Path(model).is_file():
             print(
-                f"vision.bench: --also {extra}: expected onnx:FILE, onnx-rect:FILE or ncnn:FILE of a model",
+                f"vision.bench: --also {extra}: expected KIND:FILE of a model, KIND one of "
+                + ", ".join(ALSO_KINDS),
                 file=sys.stderr,
             )
             return 1

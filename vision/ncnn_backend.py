@@ -2,8 +2,10 @@
 and ``.bin``), behind the same :class:`~vision.detector.Detector` protocol as the ONNX Runtime detector.
 
 Published Raspberry Pi 5 tables put NCNN at about twice ONNX Runtime for YOLO11n; on x86 it can be far
-slower. So neither is assumed: ``tabletally doctor`` times both on the device (:func:`time_runtimes`) and
-the kiosk uses the faster (``$TABLETALLY_RUNTIME``; ONNX Runtime by default).
+slower. So no runtime is assumed: this module is also the home of the kiosk's choice among ONNX Runtime,
+NCNN and OpenVINO (:mod:`vision.openvino_backend`): ``tabletally doctor`` and the installer time each
+one installed on the device (:func:`time_runtimes`) and the kiosk uses the fastest (``$TABLETALLY_RUNTIME``;
+ONNX Runtime by default).
 
 :class:`NcnnDetector` is a :class:`~vision.detector.CardDetector` whose one model pass
 (:meth:`~vision.detector.CardDetector.run_model`) runs through NCNN: the letterbox, the views (turns,
@@ -16,6 +18,7 @@ when the model loads; its absence is a clear :class:`ModelError`.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -40,16 +43,17 @@ __all__ = [
     "NcnnDetector",
     "choose_runtime",
     "detector_for_runtime",
+    "installed_runtimes",
     "time_runtimes",
     "time_runtimes_apart",
 ]
 
 DEFAULT_NCNN = MODELS_DIR / "cards.ncnn.param"
 """The converted model's graph; its weights are the ``.bin`` beside it."""
-RUNTIME_ENV = "TABLETALLY_RUNTIME"  # onnx (default) or ncnn: the runtime the kiosk reads with
-RUNTIMES = ("onnx", "ncnn")
+RUNTIME_ENV = "TABLETALLY_RUNTIME"  # onnx (default), ncnn or openvino: the runtime the kiosk reads with
+RUNTIMES = ("onnx", "ncnn", "openvino")
 DEFAULT_RUNTIME = "onnx"
-NAMES = {"onnx": "ONNX Runtime", "ncnn": "NCNN"}
+NAMES = {"onnx": "ONNX Runtime", "ncnn": "NCNN", "openvino": "OpenVINO"}
 AS_GOOD = 1.1  # a runtime within this factor of the fastest is as good (the default is kept)
 INPUT_NAME = "in0"  # pnnx's names for the converted graph's input and output
 OUTPUT_NAME = "out0"
@@ -119,37 +123,47 @@ class NcnnDetector(CardDetector):
         return output
 
 
+def _one_of() -> str:
+    return ", ".join(RUNTIMES[:-1]) + " or " + RUNTIMES[-1]
+
+
 def runtime_from_env() -> str:
-    """The runtime the kiosk reads with: ``$TABLETALLY_RUNTIME`` (onnx or ncnn), else onnx."""
-    value = (os.environ.get(RUNTIME_ENV) or "onnx").strip().lower()
+    """The runtime the kiosk reads with: ``$TABLETALLY_RUNTIME`` (one of ``RUNTIMES``), else onnx."""
+    value = (os.environ.get(RUNTIME_ENV) or DEFAULT_RUNTIME).strip().lower()
     if value not in RUNTIMES:
-        raise InvalidValueError(f"${RUNTIME_ENV} must be onnx or ncnn, got {value!r}")
+        raise InvalidValueError(f"${RUNTIME_ENV} must be {_one_of()}, got {value!r}")
     return value
 
 
 def detector_for_runtime(runtime: str | None = None, **kwargs: Any) -> CardDetector:
     """The kiosk's detector on ``runtime`` (default :func:`runtime_from_env`): a CardDetector (ONNX
-    Runtime) or an NcnnDetector, with ``kwargs`` as CardDetector takes them."""
+    Runtime), an NcnnDetector (its own converted model: ``model_path`` is ignored) or an OpenVinoDetector
+    (the same ONNX file), with ``kwargs`` as CardDetector takes them."""
     runtime = runtime or runtime_from_env()
     if runtime == "ncnn":
         kwargs.pop("model_path", None)
         return NcnnDetector(**kwargs)
+    if runtime == "openvino":
+        from vision.openvino_backend import OpenVinoDetector
+
+        return OpenVinoDetector(**kwargs)
     if runtime == "onnx":
         return CardDetector(**kwargs)
-    raise InvalidValueError(f"runtime must be onnx or ncnn, got {runtime!r}")
+    raise InvalidValueError(f"runtime must be {_one_of()}, got {runtime!r}")
 
 
 def time_runtimes(
-    images: list[np.ndarray], repeat: int = 3, threads: int = 2, runtimes: tuple[str, ...] = RUNTIMES
+    images: list[np.ndarray], repeat: int = 3, threads: int = 2, runtimes: tuple[str, ...] | None = None
 ) -> dict[str, float | str]:
-    """Median ms of one model pass per runtime on ``images``, each letterboxed to the input that runtime's
-    model gets in the kiosk (a fixed input, else the photo's "rect" input), on this device; a runtime that
-    cannot load gives its message instead. In this process: :func:`time_runtimes_apart` runs it in one
-    child process per runtime, as the doctor and the installer do."""
+    """Median ms of one model pass per runtime (default: those installed) on ``images``, each letterboxed
+    to the input that runtime's model gets in the kiosk (a fixed input, else the photo's "rect" input), on
+    this device; a runtime that cannot load gives its message instead. In this process:
+    :func:`time_runtimes_apart` runs it in one child process per runtime, as the doctor and the installer
+    do."""
     from vision.geometry import letterbox, rect_input_size
 
     results: dict[str, float | str] = {}
-    for runtime in runtimes:
+    for runtime in installed_runtimes() if runtimes is None else runtimes:
         try:
             detector = detector_for_runtime(runtime, threads=threads, reader="off").load()
         except ModelError as exc:
@@ -182,10 +196,25 @@ print(json.dumps(time_runtimes(photos, runtimes=(sys.argv[1],))))
 """
 
 
-def time_runtimes_apart(runtimes: tuple[str, ...] = RUNTIMES) -> dict[str, float | str]:
-    """:func:`time_runtimes` on the bundled demo photos, each runtime in a child process of its own: one
-    that crashes or hangs is named as such, and no runtime's threads or libraries stay in the caller's
-    process (``tabletally doctor``, the installer's choice: :func:`main`)."""
+PACKAGES = {"onnx": "onnxruntime", "ncnn": "ncnn", "openvino": "openvino"}
+"""The Python package each runtime of ``RUNTIMES`` is imported from."""
+
+
+def installed_runtimes() -> tuple[str, ...]:
+    """The runtimes of ``RUNTIMES`` whose package is installed here (ONNX Runtime, the default, always
+    named: its absence is then timed and reported like any other failure)."""
+    return tuple(
+        r for r in RUNTIMES if r == DEFAULT_RUNTIME or importlib.util.find_spec(PACKAGES[r]) is not None
+    )
+
+
+def time_runtimes_apart(runtimes: tuple[str, ...] | None = None) -> dict[str, float | str]:
+    """:func:`time_runtimes` on the bundled demo photos for ``runtimes`` (default: those installed,
+    :func:`installed_runtimes`), each runtime in a child process of its own: one that crashes or hangs is
+    named as such, and no runtime's threads or libraries stay in the caller's process (``tabletally
+    doctor``, the installer's choice: :func:`main`)."""
+    if runtimes is None:
+        runtimes = installed_runtimes()
     results: dict[str, float | str] = {}
     for runtime in runtimes:
         try:
@@ -236,10 +265,11 @@ def choose_runtime(times: Mapping[str, float | str]) -> tuple[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.ncnn_backend --choose``: time each runtime on this device (in child processes)
-    and print the kiosk's choice as an environment line, ``TABLETALLY_RUNTIME=onnx`` or ``=ncnn``, after
-    a comment line saying why. ``--times JSON`` chooses from figures timed elsewhere (as the doctor's
-    ``--json`` gives them) instead. The installer writes these lines into the kiosk's environment."""
+    """``python -m vision.ncnn_backend --choose``: time each runtime installed on this device (in child
+    processes) and print the kiosk's choice as an environment line, ``TABLETALLY_RUNTIME=onnx``, ``=ncnn``
+    or ``=openvino``, after a comment line saying why. ``--times JSON`` chooses from figures timed elsewhere
+    (as the doctor's ``--json`` gives them) instead. The installer writes these lines into the kiosk's
+    environment."""
     parser = argparse.ArgumentParser(prog="python -m vision.ncnn_backend", description=main.__doc__)
     parser.add_argument("--choose", action="store_true", required=True, help="time and choose the runtime")
     parser.add_argument("--times", help='ms per runtime as JSON, e.g. \'{"onnx": 170, "ncnn": 90}\'')

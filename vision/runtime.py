@@ -41,5 +41,6 @@ def onnx_session(path: Path, threads: int, what: str) -> Any:
 
 def bgr_batch_input(images: np.ndarray) -> np.ndarray:
     """N x H x W x 3 uint8 BGR pictures -> N x 3 x H x W float32 RGB in [0, 1], a model's input."""
-    rgb = images[..., ::-1]
-    return np.ascontiguousarray(rgb.transpose(0, 3, 1, 2), dtype=np.float32) / np.float32(255.0)
+    tensor = np.ascontiguousarray(images[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32)
+    tensor /= np.float32(255.0)  # in place: no second array of the same size
+    return tensor

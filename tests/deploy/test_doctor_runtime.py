@@ -1,5 +1,5 @@
-"""The doctor times both runtimes of the card model on the device and says which the kiosk reads with, and
-why; the installer's choice (vision.ncnn_backend.choose_runtime) is the rule it checks against."""
+"""The doctor times each runtime of the card model installed on the device and says which the kiosk reads
+with, and why; the installer's choice (vision.ncnn_backend.choose_runtime) is the rule it checks against."""
 
 from __future__ import annotations
 
@@ -44,3 +44,12 @@ def test_a_runtime_that_cannot_load_is_named_with_its_reason() -> None:
     assert check.status is Status.OK and check.details["ncnn_error"] == "the ncnn runtime is not installed"
     none = check_runtime(lambda: {"onnx": "model missing", "ncnn": "not installed"}, {})
     assert none.status is Status.WARN and none.summary == "no runtime could run the card model"
+
+
+def test_openvino_faster_than_the_runtime_the_kiosk_uses_is_a_warning_naming_it() -> None:
+    check = check_runtime(lambda: {"onnx": 80.0, "ncnn": 120.0, "openvino": 50.0}, {})
+    assert check.status is Status.WARN
+    assert "the kiosk reads with ONNX Runtime (the default), but OpenVINO is faster here" in check.summary
+    assert check.summary.endswith("OpenVINO is 1.6x faster here")
+    assert "TABLETALLY_RUNTIME=openvino in /etc/tabletally/local.env" in check.fix
+    assert check.details["openvino_ms"] == 50.0 and check.details["best_here"] == "openvino"

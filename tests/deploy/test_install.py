@@ -270,7 +270,18 @@ def test_a_runtime_given_to_the_installer_is_used_without_timing(fake_pi, user) 
     assert "install.sh: card model runtime: onnx (--runtime)" in result.stdout.splitlines()
     assert _kiosk_env(fake_pi)[-1] == "TABLETALLY_RUNTIME=onnx"
     bad = fake_pi.run("install.sh", "--dry-run", "--user", user, "--runtime", "tflite")
-    assert bad.returncode == 2 and "--runtime must be auto, onnx or ncnn, not 'tflite'" in bad.stderr
+    assert (
+        bad.returncode == 2 and "--runtime must be auto, onnx, ncnn or openvino, not 'tflite'" in bad.stderr
+    )
+
+
+def test_openvino_where_it_is_the_fastest_by_more_than_a_tenth_is_the_kiosks_runtime(fake_pi, user) -> None:
+    times = '{"onnx": 168.0, "ncnn": 88.0, "openvino": 70.0}'
+    env = fake_pi.env(FAKE_PI_MISSING="python3-picamera2", FAKE_PI_TIMES=times)
+    result = fake_pi.run("install.sh", "--user", user, env=env)
+    assert result.returncode == 0, result.stderr
+    assert _kiosk_env(fake_pi)[-1] == "TABLETALLY_RUNTIME=openvino"
+    assert "OpenVINO is 2.4x faster here" in result.stdout
 
 
 def test_the_dry_run_says_it_would_time_the_runtimes(fake_pi, user) -> None:

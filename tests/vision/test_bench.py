@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import cv2
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.bench import _agreement, backends_bench, bench_photos, main
+from vision.bench import _agreement, backends_bench, bench_photos, chosen_runtime, main
 
 
 def test_the_one_pass_table_times_each_runtime_in_its_own_kept_process(
@@ -125,3 +126,38 @@ def test_other_input_sizes_are_timed_with_the_labelled_corners_they_read(
     assert figures[640]["right"] == 0 and figures[640]["missed"] + figures[640]["other"] == 2
     assert all(row["ms"][0] > 0 for row in figures.values())
     assert "2 labelled corners" in capsys.readouterr().out
+
+
+def test_the_runtime_the_device_would_choose_is_compared_with_predict_given_the_same_input() -> None:
+    def row(kind: str, ms: float, cpu: float, given: str = "576x576") -> dict[str, object]:
+        return {"kind": kind, "median_ms": ms, "cpu_ms": cpu, "input": given}
+
+    figures: dict[str, object] = {
+        "photos": ["a.jpg"],
+        "ONNX Runtime": row("onnx", 44.0, 70.0),
+        "NCNN": row("ncnn", 60.0, 66.0),
+        "OpenVINO": row("openvino", 38.0, 68.0),
+        "onnx other.onnx": row("onnx", 10.0, 10.0),  # another model: not the kiosk's
+        "Ultralytics predict, square": row("ultralytics-square", 84.0, 90.0),
+        "Ultralytics predict": row("ultralytics", 70.0, 80.0, "rect 576"),
+    }
+    chosen = chosen_runtime(figures)
+    assert chosen is not None
+    assert (chosen["runtime"], chosen["ratio_to"]) == ("openvino", "Ultralytics predict, square")
+    assert chosen["ratio"] == pytest.approx(84.0 / 38.0) and chosen["cpu_ratio"] == pytest.approx(90.0 / 68.0)
+    assert chosen["why"].endswith("OpenVINO is 1.2x faster here")
+    figures["OpenVINO"] = row("openvino", 42.0, 68.0)  # within a tenth: the default stays
+    assert chosen_runtime(figures)["runtime"] == "onnx"  # type: ignore[index]
+    assert chosen_runtime({"ONNX Runtime": row("onnx", 44.0, 70.0)}) is None  # no predict to compare
+
+
+@pytest.mark.skipif(importlib.util.find_spec("openvino") is None, reason="openvino is not installed")
+def test_openvino_in_the_one_pass_table_finds_the_corners_onnx_runtime_finds(
+    make_model: Callable[..., Path], tmp_path: Path
+) -> None:
+    model = make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.9}], anchors=4))
+    photo = tmp_path / "p.jpg"
+    cv2.imwrite(str(photo), table_photo())
+    runtimes = [("ONNX Runtime", "onnx", model), ("OpenVINO", "openvino", model)]
+    figures = backends_bench([photo], runtimes, repeat=1, threads=1)
+    assert figures["OpenVINO"]["agreement"] == [1, 1] and figures["OpenVINO"]["median_ms"] > 0

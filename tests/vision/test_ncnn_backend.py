@@ -4,6 +4,7 @@ setting."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -54,13 +55,15 @@ def test_the_kiosk_runtime_comes_from_the_environment(monkeypatch: pytest.Monkey
     monkeypatch.setenv(RUNTIME_ENV, "NCNN")
     assert runtime_from_env() == "ncnn" and isinstance(detector_for_runtime(reader="off"), NcnnDetector)
     monkeypatch.setenv(RUNTIME_ENV, "tflite")
-    with pytest.raises(InvalidValueError, match=r"\$TABLETALLY_RUNTIME must be onnx or ncnn, got 'tflite'"):
+    with pytest.raises(
+        InvalidValueError, match=r"\$TABLETALLY_RUNTIME must be onnx, ncnn or openvino, got 'tflite'"
+    ):
         runtime_from_env()
 
 
 @needs_ncnn
 def test_both_runtimes_are_timed_on_the_device() -> None:
-    times = time_runtimes([load_image(demo_photos()[0])], repeat=1)
+    times = time_runtimes([load_image(demo_photos()[0])], repeat=1, runtimes=("onnx", "ncnn"))
     assert set(times) == {"onnx", "ncnn"} and all(isinstance(ms, float) and ms > 0 for ms in times.values())
 
 
@@ -116,7 +119,7 @@ def test_each_runtime_is_timed_in_a_child_process_of_its_own(monkeypatch: pytest
         return subprocess.CompletedProcess(cmd, 0, 'loading\n{"onnx": 41.5}\n', "")
 
     monkeypatch.setattr(subprocess, "run", child)
-    assert ncnn_backend.time_runtimes_apart() == {
+    assert ncnn_backend.time_runtimes_apart(("onnx", "ncnn")) == {
         "onnx": 41.5,
         "ncnn": "timing it stopped with exit status -11",
     }
@@ -137,3 +140,29 @@ def test_a_dynamic_export_is_fixed_to_its_square_before_pnnx_converts_it(tmp_pat
     fixed = onnx.load(str(fixed_square(dynamic, 64, tmp_path / "fixed.onnx")))
     dims = [d.dim_value for d in fixed.graph.input[0].type.tensor_type.shape.dim]
     assert dims == [1, 3, 64, 64]
+
+
+def test_only_the_runtimes_installed_here_are_timed_the_default_always(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from vision import ncnn_backend
+
+    present = {"ncnn"}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object() if name in present else None)
+    assert ncnn_backend.installed_runtimes() == ("onnx", "ncnn")
+    present.add("openvino")
+    assert ncnn_backend.installed_runtimes() == ("onnx", "ncnn", "openvino")
+    seen: list[tuple[str, ...]] = []
+    monkeypatch.setattr(ncnn_backend, "installed_runtimes", lambda: ("onnx", "openvino"))
+
+    def child(cmd: list[str], **kwargs: object) -> object:
+        import subprocess
+
+        seen.append((cmd[3],))
+        return subprocess.CompletedProcess(cmd, 0, json.dumps({cmd[3]: 40.0}) + "\n", "")
+
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", child)
+    assert ncnn_backend.time_runtimes_apart() == {"onnx": 40.0, "openvino": 40.0}
+    assert seen == [("onnx",), ("openvino",)]

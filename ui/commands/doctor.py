@@ -973,7 +973,7 @@ def check_runtime(time_runtimes: Callable[[], Mapping[str, float | str]], env: M
         CheckName.RUNTIME,
         Status.WARN,
         f"the kiosk reads with {name} ({where}), but {NAMES.get(best, best)} is faster here; one pass: {why}",
-        "Run the installer again (sudo deploy/install.sh: it times both and writes the faster into "
+        "Run the installer again (sudo deploy/install.sh: it times each and writes the fastest into "
         f"/etc/tabletally/kiosk.env), or put {RUNTIME_ENV}={best} in /etc/tabletally/local.env; then restart "
         "the kiosk (sudo systemctl restart tabletally-kiosk).",
         details,
