@@ -56,5 +56,5 @@ fi
 # torch and torchvision first, pinned to the builds that lie on this machine's disk; Ultralytics
 # would otherwise pull a newer CUDA build from the registry.
 "$VENV/bin/python" -m pip install -q "torch==2.14.1" "torchvision==0.29.1"
-"$VENV/bin/python" -m pip install -q -e ".[train,dev]"
+"$VENV/bin/python" -m pip install -q -e ".[train,dev,openvino]"
 echo "dev-setup: done"

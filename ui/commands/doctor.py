@@ -60,7 +60,7 @@ class CheckName(Enum):
     DATABASE = "database"
     DISK = "disk"
     SHARING = "sharing"  # only reported when "Scores on phones" is switched on
-    RUNTIME = "runtime"  # which runtime reads the model faster on this device (ONNX Runtime or NCNN)
+    RUNTIME = "runtime"  # which runtime installed reads the model fastest on this device
     PLACEMENT = "placement"  # the camera's height, from one photo (--photo, or the kiosk's camera)
 
 
