@@ -66,19 +66,19 @@ class OpenVinoDetector(CardDetector):
         super()._load_onnx()  # the input size, fixed or any, and the classes, as ONNX Runtime reads them
         self._session = None
         core = ov.Core()
-        try:
-            model = core.read_model(str(self.model_path))
-        except Exception as exc:
-            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ModelError(f"OpenVINO cannot read {self.model_path}: {first_line}") from exc
         options = compile_options(self.threads)
         requests: dict[tuple[int, int] | None, Any] = {}
-        if self.input_hw is not None:
-            fixed = model.clone()
-            fixed.reshape([1, 3, *self.input_hw])
-            requests[self.input_hw] = core.compile_model(_bgr_pixels_in(ov, fixed), "CPU", options)
-        if self.resizable:
-            requests[None] = core.compile_model(_bgr_pixels_in(ov, model), "CPU", options)
+        try:
+            model = core.read_model(str(self.model_path))
+            if self.input_hw is not None:
+                fixed = model.clone()
+                fixed.reshape([1, 3, *self.input_hw])
+                requests[self.input_hw] = core.compile_model(_bgr_pixels_in(ov, fixed), "CPU", options)
+            if self.resizable:
+                requests[None] = core.compile_model(_bgr_pixels_in(ov, model), "CPU", options)
+        except Exception as exc:
+            first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ModelError(f"OpenVINO cannot compile {self.model_path} for the CPU: {first_line}") from exc
         self._requests = {shape: compiled.create_infer_request() for shape, compiled in requests.items()}
         self._session = self._requests
 
