@@ -122,16 +122,34 @@ def overlap_max(
     view's vote in :func:`fuse_views`. ``rows`` (a boolean mask over ``boxes``) computes only those
     rows, the others left 0.
 
-    Only the overlapping pairs are gathered and reduced (a box overlaps a handful of a view's
-    candidates), instead of an N x M x classes array: the same values, far less work."""
+    Only the pairs of boxes that can touch (centres closer than half their widths and heights, the
+    view's boxes sorted by centre) have their IoU taken, and only the overlapping ones are gathered and
+    reduced (a box overlaps a handful of a view's candidates), instead of an N x M x classes array: the
+    same values, far less work."""
     out = np.zeros((len(boxes), view_scores.shape[1]), dtype=np.float32)
     index = np.arange(len(boxes)) if rows is None else np.flatnonzero(rows)
     if len(view_boxes) == 0 or len(index) == 0:
         return out
     scores = view_scores.astype(np.float32, copy=False)
+    view_cx = (view_boxes[:, 0] + view_boxes[:, 2]) / 2
+    view_cy = (view_boxes[:, 1] + view_boxes[:, 3]) / 2
+    order = np.argsort(view_cx, kind="stable")
+    sorted_cx = view_cx[order]
+    half_w = float((view_boxes[:, 2] - view_boxes[:, 0]).max()) / 2 + 1.0  # 1 px to spare: a superset
+    view_half_h = (view_boxes[:, 3] - view_boxes[:, 1]) / 2 + 1.0
     for start in range(0, len(index), chunk):
         part = index[start : start + chunk]
-        near, seen = np.nonzero(box_iou_one(boxes[part, None, :], view_boxes) > iou)  # row-major pairs
+        own = boxes[part]
+        cx, cy = (own[:, 0] + own[:, 2]) / 2, (own[:, 1] + own[:, 3]) / 2
+        reach = (own[:, 2] - own[:, 0]) / 2 + half_w
+        lo = np.searchsorted(sorted_cx, cx - reach, side="left")
+        counts = np.searchsorted(sorted_cx, cx + reach, side="right") - lo
+        near = np.repeat(np.arange(len(part)), counts)  # pairs by row, as the reduction needs
+        seen = order[np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(len(near))]
+        close = np.abs(cy[near] - view_cy[seen]) <= (own[near, 3] - own[near, 1]) / 2 + view_half_h[seen]
+        near, seen = near[close], seen[close]
+        overlap = box_iou_one(own[near], view_boxes[seen]) > iou
+        near, seen = near[overlap], seen[overlap]
         if not len(near):
             continue
         first = np.flatnonzero(np.concatenate([[True], near[1:] != near[:-1]]))
