@@ -60,6 +60,8 @@ from ui.widgets import (
     vbox,
 )
 
+PROGRESS_GAP = 0.25  # seconds: a scan's step words change at most this often (each change is a frame drawn)
+
 CAMERA_CHOICES = (
     ("auto", N_("Automatic")),
     ("pi", N_("Pi camera")),
@@ -1002,15 +1004,41 @@ class TableTallyApp(App):
         self.scan_seconds = 0.0  # the last scan, from the tap to its result on screen (ui.demo prints it)
         self.scan_marks: dict[str, float] = {}  # the last scan's moments (time.perf_counter; ui.demo)
         self._status: tuple[Any, Any] | None = None  # the scan's phase and step labels on screen
+        self._progress_shown = 0.0  # when the scan's words last changed (time.perf_counter)
+        self._progress_due = False  # a change of its step words is waiting for PROGRESS_GAP to pass
+        self._collector_held = False  # the collector is off from a scan's tap until it is shown and kept
         self._fresh: tuple[dict[str, Any], Any] | None = None  # the scan just shown and its photo texture
         self.screen_errors: list[str] = []  # screens that failed to build (the kiosk went home instead)
-        self.scanner = Scanner(self.camera_spec(), model_path, dispatch=self._dispatch)
+        self.scanner = Scanner(
+            self.camera_spec(), model_path, dispatch=self._dispatch, after_frame=self._after_frame
+        )
         self.share_forced = share  # tabletally kiosk --share
         self.sharing = Sharing(self.kiosk, port=share_port)
 
     @staticmethod
     def _dispatch(fn: Callable[[], None]) -> None:
         Clock.schedule_once(lambda _dt: fn(), 0)
+
+    @staticmethod
+    def _after_frame(fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the UI thread once what was dispatched before it is on screen (from any thread):
+        after the next frame is drawn, or at once when that frame has nothing new to draw."""
+        bound: list[int] = []
+
+        def done() -> None:
+            if bound:
+                Window.unbind_uid("on_flip", bound.pop())
+                fn()
+
+        def before_drawing(_dt: float) -> None:  # the labels' new words are on the canvas by now
+            if not Window.canvas.needs_redraw:
+                done()
+
+        def arm(_dt: float) -> None:
+            bound.append(Window.fbind("on_flip", lambda *_: done()))
+            Clock.schedule_once(before_drawing, -1)
+
+        Clock.schedule_once(arm, 0)
 
     def camera_spec(self) -> str:
         return self.camera_override or self.kiosk.camera_spec()
@@ -1230,18 +1258,46 @@ class TableTallyApp(App):
 
     # scanning
     def scan(self, target: str, n_hands: int | None, decks: int | None = None) -> None:
+        """Start a scan: the screen shows it in progress, and the reading runs in the reading process (or
+        a worker thread) while this thread does as little as it can: the photo is handed over once the
+        screen is drawn (:meth:`Scanner.scan_now`), the words change in place at most every
+        ``PROGRESS_GAP``, and the garbage collector is held until the result is shown and kept. A full
+        pass of the collector over the screens rebuilt since the last one holds this thread for as long
+        as a good part of the reading, and in the middle of it the reading waits for the core it takes;
+        it runs after the scan instead (:meth:`_release_collector`)."""
         self.scanner.camera_spec = self.camera_spec()
         self.scan_started = time.perf_counter()
         self.scan_marks = {"tapped": self.scan_started}
+        held = self._collector_held
+        if not held:
+            gc.disable()
+            self._collector_held = True
         started = self.scanner.scan(target, self._scanned, n_hands, self._scan_progress, decks)
-        if started:
-            self.scan_pending = True
-            self.refresh()
-            if self.scanner.reader_ready:
-                # The collector's full pass (over the screens made since start-up, holding this thread)
-                # while the other process reads, once the reading screen is drawn: so the pass the
-                # rebuilds would soon need does not fall in the middle of showing the result.
-                Clock.schedule_once(lambda _dt: gc.collect(), 0.05)
+        if not started:
+            if not held:
+                self._collector_held = False
+                gc.enable()
+            return
+        self.scan_pending = True
+        self._progress_shown = time.perf_counter()
+        self.refresh()
+
+    def _release_collector(self) -> None:
+        """A scan is over (shown and kept, or failed): the collector on again, and its full pass over what
+        the scan's screens left run now, while the players look at the result (skipped when a new scan
+        has begun: that one's end runs it)."""
+        if not self._collector_held or self.scan_pending:
+            return
+        self._collector_held = False
+        gc.enable()
+
+        def collect(_dt: float) -> None:
+            if not self._collector_held:
+                begun = time.perf_counter()
+                gc.collect()
+                self.scan_marks["collected_ms"] = (time.perf_counter() - begun) * 1000
+
+        Clock.schedule_once(collect, 0)
 
     def scan_status(self) -> Widget:
         """The words a screen shows while a scan is in progress: the phase, and below it how far the
@@ -1257,10 +1313,25 @@ class TableTallyApp(App):
         return box
 
     def _scan_progress(self, phase: ScanPhase) -> None:
-        """Show a scan's new phase or reading step in the labels on screen (no rebuild)."""
-        if self._status is not None and self.scanner.busy:
-            self._status[0].text = self.scanner.status_text()
-            self._status[1].text = self.scanner.step_text()
+        """Show a scan's new phase in the labels on screen at once (no rebuild), and the reading's new step
+        at most every ``PROGRESS_GAP`` (the latest then): each change is a frame drawn while it reads."""
+        if self._status is None or not self.scanner.busy:
+            return
+        status, step = self._status
+        now = time.perf_counter()
+        if status.text != self.scanner.status_text():
+            status.text = self.scanner.status_text()
+        elif self._progress_shown + PROGRESS_GAP > now:
+            if not self._progress_due:
+                self._progress_due = True
+                Clock.schedule_once(self._progress_later, self._progress_shown + PROGRESS_GAP - now)
+            return
+        step.text = self.scanner.step_text()
+        self._progress_shown = now
+
+    def _progress_later(self, _dt: float) -> None:
+        self._progress_due = False
+        self._scan_progress(ScanPhase.READING)
 
     def _scanned(self, result: ScanResult) -> None:
         """A scan's result: its cards go into the round and on screen first; its photo and reading are
@@ -1270,6 +1341,7 @@ class TableTallyApp(App):
         self._status = None
         self.scan_marks["result"] = time.perf_counter()
         if self.kiosk.flow is None:
+            self._release_collector()
             return
         shown: ShownScan | None = None
         try:
@@ -1283,7 +1355,10 @@ class TableTallyApp(App):
         self.scan_marks["shown"] = time.perf_counter()
         self.scan_seconds = self.scan_marks["shown"] - self.scan_started  # tap to the result on screen
         if shown is None:
-            self.kiosk.save()  # the camera's message, or a scan that could not be put in the round
+            try:
+                self.kiosk.save()  # the camera's message, or a scan that could not be put in the round
+            finally:
+                self._release_collector()
             return
         threading.Thread(target=self._keep, args=(shown,), name="tabletally-keep", daemon=True).start()
 
@@ -1294,7 +1369,10 @@ class TableTallyApp(App):
         self._dispatch(lambda: self._kept(shown))
 
     def _kept(self, shown: ShownScan) -> None:
-        self.kiosk.scan_kept(shown)  # raises a fault of the record: the fault screen shows it
+        try:
+            self.kiosk.scan_kept(shown)  # raises a fault of the record: the fault screen shows it
+        finally:
+            self._release_collector()
         if shown.photo_dropped:  # the disk is full: the cards were kept, the photo was not
             fault_screen.show_fault(
                 self,
@@ -1325,6 +1403,9 @@ class TableTallyApp(App):
         i18n_remove_listener(self._locale_changed)
         self.scanner.settle()
         self.scanner.release_camera()
+        if self._collector_held:
+            self._collector_held = False
+            gc.enable()
         try:
             self.kiosk.finish_keeping()  # a scan on screen is written before the record closes
             self.kiosk.save()

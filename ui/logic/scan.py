@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector 
 Box = tuple[float, float, float, float]
 JOKER = "JK"
 DISPLAY_SIDE = 1280  # the long side of the photo as the screen shows it (ScanResult.preview)
+SCREEN_WAIT = 0.25  # at most this long (s) a photo waits for the screen to draw the reading's words
 
 
 class ScanPhase(Enum):
@@ -210,21 +211,57 @@ def _serve(conn: Any, model_path: Path | None) -> None:
     gc.collect()  # the loaded detector's objects are left out of later full collections (as in the kiosk)
     gc.freeze()
     conn.send(("ready", None))
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError):  # the kiosk is gone (even killed): so is its reader
-            return
-        if request is None:
-            return
-        image, n_hands, decks = request
-        try:
-            with reporting_steps(detector, lambda name: conn.send(("step", name))):
-                reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
-        except Exception as exc:  # noqa: BLE001 - said to the kiosk, which shows it
-            conn.send(("error", exc))
-            continue
-        conn.send(("done", reading))
+    photos = _SharedPhotos()
+    try:
+        while True:
+            try:
+                request = conn.recv()
+            except (EOFError, OSError):  # the kiosk is gone (even killed): so is its reader
+                return
+            if request is None:
+                return
+            photo, n_hands, decks = request
+            try:
+                image = photos.view(photo)
+                with reporting_steps(detector, lambda name: conn.send(("step", name))):
+                    reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
+            except Exception as exc:  # noqa: BLE001 - said to the kiosk, which shows it
+                conn.send(("error", exc))
+                continue
+            finally:
+                image = None  # the shared block is the kiosk's again once it has the answer
+            conn.send(("done", reading))
+    finally:
+        photos.close()
+
+
+class _SharedPhotos:
+    """The reading process's side of the photos shared with the kiosk: a request names a block of shared
+    memory, its shape and type (or, where the kiosk could not share one, carries the photo itself); the
+    block is opened once and kept until the kiosk names another."""
+
+    def __init__(self) -> None:
+        self._block: Any = None
+
+    def view(self, photo: Any) -> Any:
+        """The photo as an array: a view of the shared block, or the photo sent."""
+        if not isinstance(photo, tuple):
+            return photo
+        from multiprocessing import shared_memory
+
+        import numpy as np
+
+        name, shape, dtype = photo
+        if self._block is None or self._block.name != name:
+            self.close()
+            self._block = shared_memory.SharedMemory(name=name)
+        return np.ndarray(shape, np.dtype(dtype), buffer=self._block.buf)
+
+    def close(self) -> None:
+        block, self._block = self._block, None
+        if block is not None:
+            with contextlib.suppress(BufferError):  # a view still held: the mapping goes with the process
+                block.close()
 
 
 class ReadingProcess:
@@ -246,6 +283,7 @@ class ReadingProcess:
         self.state = "starting"  # then "ready", or "failed" (the kiosk reads in its own process)
         self._lock = threading.Lock()  # one reading at a time
         self._state_lock = threading.Lock()
+        self._block: Any = None  # the shared memory the photos go across in (_shared)
 
     @property
     def ready(self) -> bool:
@@ -262,11 +300,12 @@ class ReadingProcess:
     def read(
         self, image: Any, n_hands: int | None, decks: int | None, step: Callable[[str], None]
     ) -> CardReading:
-        """Read ``image`` in the process, ``step`` told each step; its error raised here. A process that
-        dies raises RuntimeError and is not used again."""
+        """Read ``image`` in the process, ``step`` told each step; its error raised here. The photo goes
+        across in shared memory (one copy, no pickling through the pipe), or through the pipe where none
+        can be made. A process that dies raises RuntimeError and is not used again."""
         with self._lock:
             try:
-                self._conn.send((image, n_hands, decks))
+                self._conn.send((self._shared(image), n_hands, decks))
                 while True:
                     kind, detail = self._conn.recv()
                     if kind == "step":
@@ -279,6 +318,31 @@ class ReadingProcess:
                 self.state = "failed"
                 raise RuntimeError("the card reader stopped") from exc
 
+    def _shared(self, image: Any) -> Any:
+        """``image`` copied into the block of shared memory the process reads (made, or made anew when a
+        larger photo comes), as the block's name, shape and type; the photo itself where no block can be
+        made (no shared memory on this system)."""
+        import numpy as np
+
+        try:
+            if self._block is None or self._block.size < image.nbytes:
+                from multiprocessing import shared_memory
+
+                self._free_block()
+                self._block = shared_memory.SharedMemory(create=True, size=max(1, image.nbytes))
+            np.ndarray(image.shape, image.dtype, buffer=self._block.buf)[...] = image
+        except (OSError, ValueError):
+            return image
+        return (self._block.name, image.shape, image.dtype.str)
+
+    def _free_block(self) -> None:
+        block, self._block = self._block, None
+        if block is not None:
+            with contextlib.suppress(Exception):
+                block.close()
+            with contextlib.suppress(Exception):
+                block.unlink()
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self._conn.send(None)
@@ -286,6 +350,11 @@ class ReadingProcess:
         if self._process.is_alive():
             self._process.terminate()
         self.state = "failed"
+        if self._lock.acquire(timeout=5):  # a reading still waiting on the dead process ends first
+            try:
+                self._free_block()
+            finally:
+                self._lock.release()
 
 
 # -- the scanner ------------------------------------------------------------------------------------------
@@ -353,6 +422,7 @@ class Scanner:
         model_path: Path | None = None,
         dispatch: Callable[[Callable[[], None]], None] | None = None,
         detector: Detector | None = None,
+        after_frame: Callable[[Callable[[], None]], None] | None = None,
     ) -> None:
         self.camera_spec = camera_spec
         self.model_path = model_path
@@ -360,6 +430,9 @@ class Scanner:
         self.deck_loader: Callable[[Any], Any] | None = None  # detector -> a taught deck (Settings), or None
         self.deck_error: str | None = None  # why the chosen deck could not be used (the standard reading is)
         self.dispatch = dispatch or (lambda fn: fn())
+        # after_frame(fn): fn runs on the UI thread once the screen has drawn what it was sent before (the
+        # kiosk: after the next frame); by default as soon as dispatch runs it.
+        self.after_frame = after_frame or self.dispatch
         self.phase = ScanPhase.IDLE
         self._detector: Detector | None = None
         self._detector_error: str | None = None
@@ -512,7 +585,8 @@ class Scanner:
         phase, and the reading phase again at each step of the reading (:meth:`step_text` says it).
         ``last_times`` then holds the scan's milliseconds: ``capture`` (the photo, decoded), ``read``
         (photo to cards) and ``worker`` (all of it); ``last_marks`` the moments (``time.perf_counter``)
-        it began, had the photo and had read it."""
+        it began, had the photo, handed it to the reading (once the screen showed the reading's words:
+        :attr:`after_frame`) and had read it."""
         begun = time.perf_counter()
         self.last_times = {}
         self.last_marks = {"begun": begun}
@@ -525,8 +599,8 @@ class Scanner:
         except Exception as exc:  # noqa: BLE001 - a camera can fail in any way; the players get a retry
             self._set_phase(ScanPhase.FAILED, on_progress)
             return ScanResult(target=target, error=_camera_message(exc), camera_failed=True)
-        # The photo fitted for the screen on a core of its own while the model reads (a 12 MP still's
-        # resize on a Pi would otherwise come after the reading, before the result shows).
+        # The photo fitted for the screen on a thread of its own while the screen draws and the model
+        # reads (a 12 MP still's resize on a Pi would otherwise come after the reading, before the result).
         fitted: list[Any] = []
         fitting = threading.Thread(target=lambda: fitted.append(fit_for_display(image)), daemon=True)
         fitting.start()
@@ -556,6 +630,11 @@ class Scanner:
 
         if detector is None:
             return photo_only(self._detector_error)
+        from vision.decode import has_colour
+
+        colour = has_colour(image)  # while the screen draws the reading's words, not after the reading
+        self._wait_for_screen()
+        self.last_marks["handed"] = time.perf_counter()
         try:
             from vision.detector import LOOK_STEP, reporting_steps
             from vision.pipeline import read_cards
@@ -584,15 +663,20 @@ class Scanner:
                 result = ScanResult(**{**result.__dict__, "ms": (time.perf_counter() - started) * 1000})
         except Exception as exc:  # noqa: BLE001 - keep the photo; the players can type the cards
             return photo_only(_reading_message(exc))
-        from vision.decode import has_colour
-
-        if not has_colour(image) and not result.error:  # red suits read as black ones: say so
+        if not colour and not result.error:  # red suits read as black ones: say so
             result = ScanResult(**{**result.__dict__, "error": no_colour_message()})
         result = with_preview(result)
         self.last_marks["read"] = time.perf_counter()
         self.last_times.update(read=result.ms, worker=(self.last_marks["read"] - begun) * 1000)
         self._set_phase(ScanPhase.DONE, on_progress)
         return result
+
+    def _wait_for_screen(self) -> None:
+        """Let the screen draw what it was sent (the reading's words) before the photo is read: drawn during
+        the reading, that frame would take a core the reading waits for. At most ``SCREEN_WAIT``."""
+        drawn = threading.Event()
+        self.after_frame(drawn.set)
+        drawn.wait(SCREEN_WAIT)
 
     def scan(
         self,
