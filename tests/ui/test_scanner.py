@@ -195,6 +195,48 @@ def test_a_slow_reading_shows_each_step_while_the_ui_thread_stays_free(tmp_path:
     scanner.release_camera()
 
 
+def test_the_photo_is_read_only_once_the_screen_has_drawn_the_reading_s_words(tmp_path: Path) -> None:
+    write_photos(tmp_path, [100])
+    ui, detector = UiThread(), Steps()
+    frames: list[Callable[[], None]] = []  # what waits for the next frame drawn
+    scanner = Scanner(
+        f"folder:{tmp_path}",
+        dispatch=ui.dispatch,
+        detector=detector,  # type: ignore[arg-type]
+        after_frame=frames.append,
+    )
+    scanner.warm_up().join(10)
+    shown: list[str] = []
+    assert scanner.scan("table", lambda result: None, 1, lambda phase: shown.append(scanner.status_text()))
+    deadline = time.monotonic() + 10
+    while not frames and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert frames and not detector.threads  # the photo waits for the frame that shows the words
+    while "Reading the cards..." not in shown:
+        ui.run_next()
+    frames[0]()  # that frame is drawn: the reading begins
+    while not detector.threads and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert detector.threads
+    for _ in range(4):
+        detector.gate.release()
+    scanner.wait(10)
+    assert scanner.phase is ScanPhase.DONE
+    scanner.release_camera()
+
+
+def test_a_screen_that_draws_no_frame_holds_the_reading_back_only_briefly(tmp_path: Path) -> None:
+    from ui.logic.scan import SCREEN_WAIT
+
+    write_photos(tmp_path, [100])
+    scanner = Scanner(f"folder:{tmp_path}", detector=fake(), after_frame=lambda fn: None)
+    begun = time.monotonic()
+    result = scanner.scan_now("table", 1)
+    assert result.error is None and result.width == 100
+    assert SCREEN_WAIT <= time.monotonic() - begun < SCREEN_WAIT + 5
+    scanner.release_camera()
+
+
 # A kiosk with a Jhyap game of four, its first round confirmed.
 PLAYERS = ["Asha", "Bikas", "Chandra", "Dipa"]
 ROUND1 = {"Asha": ["AS", "2H"], "Bikas": ["KS", "QH"], "Chandra": ["10D", "JC"], "Dipa": ["5C", "6D"]}
@@ -332,5 +374,8 @@ def test_the_reading_process_reads_as_the_kiosk_does_and_a_dead_one_leaves_the_r
     here = scanner.scan_now("Asha", 1)
     assert here.error is None and [c.code for c in here.cards] == [c.code for c in in_process.cards]
     assert in_process.cards and not scanner.reader_ready
+    block = scanner._reader._block  # the photo went across in shared memory, freed with the process
+    assert block is not None and block.size >= in_process.image.nbytes
     scanner.settle()
+    assert not Path("/dev/shm", block.name.lstrip("/")).exists()
     scanner.release_camera()
