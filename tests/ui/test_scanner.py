@@ -147,7 +147,7 @@ def test_the_reading_runs_off_the_ui_thread_and_its_result_comes_back_through_di
 ) -> None:
     write_photos(tmp_path, [100])
     ui, detector = UiThread(), Steps()
-    scanner = Scanner(f"folder:{tmp_path}", dispatch=ui.dispatch, detector=detector)  # type: ignore[arg-type]
+    scanner = Scanner(f"folder:{tmp_path}", dispatch=ui.dispatch, detector=detector)
     done: list[ScanResult] = []
     assert scanner.scan("table", done.append, 1)  # returns at once: the reading waits for the gate
     assert scanner.busy and not done
@@ -165,7 +165,7 @@ def test_the_reading_runs_off_the_ui_thread_and_its_result_comes_back_through_di
 def test_a_slow_reading_shows_each_step_while_the_ui_thread_stays_free(tmp_path: Path) -> None:
     write_photos(tmp_path, [100])
     ui, detector = UiThread(), Steps()
-    scanner = Scanner(f"folder:{tmp_path}", dispatch=ui.dispatch, detector=detector)  # type: ignore[arg-type]
+    scanner = Scanner(f"folder:{tmp_path}", dispatch=ui.dispatch, detector=detector)
     scanner.warm_up().join(10)
     shown: list[tuple[str, str]] = []
 
@@ -202,7 +202,7 @@ def test_the_photo_is_read_only_once_the_screen_has_drawn_the_reading_s_words(tm
     scanner = Scanner(
         f"folder:{tmp_path}",
         dispatch=ui.dispatch,
-        detector=detector,  # type: ignore[arg-type]
+        detector=detector,
         after_frame=frames.append,
     )
     scanner.warm_up().join(10)
@@ -259,7 +259,7 @@ def night(tmp_path: Path) -> Kiosk:
 def scanned(tmp_path: Path, detector: Steps, target: str = "Asha") -> ScanResult:
     """A scan of ``target``'s hand by the kiosk's scanner (folder camera, ``detector``)."""
     write_photos(tmp_path / "photos", [100])
-    scanner = Scanner(f"folder:{tmp_path / 'photos'}", detector=detector)  # type: ignore[arg-type]
+    scanner = Scanner(f"folder:{tmp_path / 'photos'}", detector=detector)
     for _ in range(4):
         detector.gate.release()
     result = scanner.scan_now(target, 1)
@@ -311,7 +311,7 @@ def test_confirming_a_round_waits_for_its_scan_being_written_and_confirms_it(tmp
         time.sleep(0.2)  # a slow disk
         return add_scan(*args)
 
-    kiosk.store.add_scan = slow_add_scan  # type: ignore[method-assign]
+    kiosk.store.add_scan = slow_add_scan  # type: ignore[method-assign,assignment]
     keeping = threading.Thread(target=kiosk.keep_scan, args=(shown,))
     keeping.start()
     assert writing.wait(10)
