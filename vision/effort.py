@@ -14,7 +14,9 @@ lets the corner reader give its opinion, and looks again only at the *spots in d
 * a small corner (under ``SMALL_CORNER`` model-input pixels) in a photo large enough to be tiled.
 
 For those spots it adds the whole photo turned half a turn (when the detector reads in two turns) and
-the crops of the 2 x 2 grid that hold them, in the detector's turns; each spot is then voted on by
+the crops of the 2 x 2 grid that hold them, upright; only the crops holding a spot that these views,
+fused and re-read by the corner reader, still leave in doubt (a merged score under ``CROP_SURE``, a
+close rival, a faint trace) are read again in the detector's other turn. Each spot is then voted on by
 exactly the views that looked at it (:func:`fuse_covered`), as the full reading votes over all of them.
 A photo without doubt costs one pass and one small batch of the reader.
 
@@ -76,6 +78,7 @@ SURE = 0.5  # a corner whose merged score reaches this (and has no close rival) 
 RIVAL = 0.3  # a runner-up code scoring this share of the best makes the corner doubtful
 FUSE_IOU = 0.55  # as vision.geometry.fuse_views
 LOOK = 2.0 - TILE_OVERLAP  # a large photo is looked at once at the scale of the full reading's 2 x 2 crops
+CROP_SURE = 0.3  # after the upright crops, a corner under this merged score gets its crop half turned
 WINDOW = 320  # input pixels: the side of the window around a spot in doubt read again after such a look
 
 View = tuple[np.ndarray, np.ndarray]
@@ -324,6 +327,9 @@ class FocusRules:
     small_tiles: bool = True  # small sure corners of a large photo get their crops
     turn_for_unsure: bool = True  # unsure spots also get the half turn of the whole photo
     crop_turns: int = 2  # the crops are read in at most this many turns (1: upright only)
+    # after the upright 2 x 2 crops, the next turn's crops only where the views so far (fused, re-read)
+    # leave a corner under this merged score, a close rival or a faint trace; None: every crop, every turn
+    crop_sure: float | None = CROP_SURE
     look: float = LOOK  # a large photo's first look: input long side over imgsz (dynamic-input model)
     window: int = WINDOW  # after such a look, a spot in doubt is read again in a window of this input side
 
@@ -419,16 +425,75 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
         )
     ]
     tiled = bool(needed) and (len(doubt.small) > 0 or _tiles_worth(detector, doubt, first, hw))
-    if tiled:
-        rects = [grid[i] for i in needed]
-        for k in turns(min(rotations, TILE_ROTATIONS, rules.crop_turns)):
-            views.append((*passes.tiled(2, k, needed), rects))
     if not hasattr(detector, "grid_scale"):
+        if tiled:
+            for k in turns(min(rotations, TILE_ROTATIONS, rules.crop_turns)):
+                views.append((*passes.tiled(2, k, needed), [grid[i] for i in needed]))
         return _final(detector, image, fuse_covered(views), passes.read)
     # each spot voted on by the views that could read it (vision.geometry.fuse_readable)
+    for n, k in enumerate(turns(min(rotations, TILE_ROTATIONS, rules.crop_turns)) if tiled else ()):
+        if n and rules.crop_sure is not None:  # the next turns only for the crops still in doubt
+            needed = _crops_in_doubt(detector, passes, views, grid, needed, rules)
+            if not needed:
+                break
+        views.append((*passes.tiled(2, k, needed), [grid[i] for i in needed]))
+    return _final(detector, image, _fuse_scaled(detector, hw, views), passes.read)
+
+
+def _fuse_scaled(
+    detector: Any, hw: tuple[int, int], views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]]
+) -> View:
+    """The whole-photo views and 2 x 2 crops of :func:`read_focused`, each spot voted on by the views that
+    could read it (:func:`vision.geometry.fuse_readable`)."""
     scales = [detector.view_scale(hw) if r is None else detector.grid_scale(hw, 2) for _, _, r in views]
-    fused = fuse_readable([v[:2] for v in views], scales, regions=[v[2] for v in views])
-    return _final(detector, image, fused, passes.read)
+    return fuse_readable([v[:2] for v in views], scales, regions=[v[2] for v in views])
+
+
+def _crops_in_doubt(
+    detector: Any,
+    passes: Passes,
+    views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]],
+    grid: list[Rect],
+    needed: list[int],
+    rules: FocusRules,
+) -> list[int]:
+    """Of the crops ``needed`` (indices into ``grid``), those holding a spot that ``views`` (the whole
+    photo and the crops read so far), fused and re-read by the corner reader, still leave in doubt: a
+    corner whose merged score is under ``rules.crop_sure`` or whose runner-up code scores ``rules.rival``
+    times its best, or a fused candidate between ``rules.faint`` and the candidates' threshold. Only these
+    crops are read in the next turn."""
+    boxes, scores = _fuse_scaled(detector, passes.image.shape[:2], views)
+    if not len(boxes):
+        return []
+    best = scores.max(axis=1)
+    keep = best >= detector.candidate_conf
+    faint = _centres(boxes[~keep & (best >= rules.faint)])
+    boxes, scores = boxes[keep], scores[keep]
+    if detector.reader is not None:
+        boxes, scores, cards = detector.reader_opinion(passes.image, boxes, scores, passes.read)
+        scores = detector.merged(scores, cards)
+    else:
+        keep = class_nms(boxes, scores, detector.iou)
+        boxes, scores = boxes[keep], scores[keep]
+    ordered = np.sort(scores, axis=1) if len(scores) else np.zeros((0, 2), np.float32)
+    best, second = ordered[:, -1], ordered[:, -2]
+    sure = 1.0 if rules.crop_sure is None else rules.crop_sure
+    unsure = ((best >= detector.candidate_conf) & (best < sure)) | (
+        (best >= detector.conf) & (second >= rules.rival * best)
+    )
+    spots = np.concatenate([_centres(boxes[unsure]), faint])
+    return [
+        i
+        for i in needed
+        if bool(
+            (
+                (spots[:, 0] >= grid[i][0])
+                & (spots[:, 0] <= grid[i][0] + grid[i][2])
+                & (spots[:, 1] >= grid[i][1])
+                & (spots[:, 1] <= grid[i][1] + grid[i][3])
+            ).any()
+        )
+    ]
 
 
 def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> list[Detection]:
@@ -628,6 +693,8 @@ def focus_rules(text: str) -> FocusRules:
             values[name] = value not in ("0", "false", "no")
         elif name == "crop_turns":
             values[name] = int(value)
+        elif name == "crop_sure":
+            values[name] = None if value in ("none", "") else float(value)
         elif name == "look":
             values[name] = float(value)
         elif name == "window":

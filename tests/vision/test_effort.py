@@ -228,3 +228,55 @@ def test_the_focused_reading_reads_the_demo_photos_as_the_full_reading_with_fewe
         assert Counter(read_cards(photo, focused).codes) == Counter(read_cards(photo, full).codes), photo.name
         assert focused.last is not None and full.last is not None
         assert focused.last.passes < full.last.passes
+
+
+def test_after_the_upright_crops_only_the_crops_still_in_doubt_are_read_half_turned(
+    make_model: Callable[..., Path],
+) -> None:
+    from vision.effort import focus_rules
+
+    # One small sure corner in the middle of every view: the first look finds it small in a large photo,
+    # so every crop holding it is read upright; fused with the crops it is sure, and no crop is in doubt.
+    out = raw_output([(160, 160, 12, 12)], [{"KD": 0.95}], anchors=20)
+    detector = CardDetector(make_model(out), rotations=2).load()
+    photo = table_photo(1400, 1000, seed=3)
+    passes = Passes(detector, photo)
+    assert [d.code for d in read_focused(detector, passes)][:1] == ["KD"]
+    assert sorted(passes._seen) == ["t2.0.0", "t2.1.0", "t2.2.0", "t2.3.0", "w0", "w2"]
+    every = Passes(detector, photo)
+    read_focused(detector, every, focus_rules("crop_sure=none"))
+    assert every.passes == 10  # every crop in both turns, as before the rule
+
+
+def test_a_crop_holding_a_corner_still_in_doubt_is_read_in_the_next_turn(
+    make_model: Callable[..., Path],
+) -> None:
+    from vision.effort import FocusRules, _crops_in_doubt
+    from vision.geometry import tile_grid
+    from vision.types import CARD_CODES
+
+    detector = CardDetector(make_model(raw_output([], [], anchors=4)), rotations=2).load()
+    photo = table_photo(1400, 1000, seed=3)
+    grid = tile_grid(1000, 1400, 2)
+    scores = np.zeros((2, 53), np.float32)
+    scores[0, CARD_CODES.index("KD")] = 0.9  # sure, in the top-left crop only
+    scores[1, CARD_CODES.index("6S")], scores[1, CARD_CODES.index("9S")] = 0.45, 0.4  # a close rival
+    boxes = np.array([[100, 100, 160, 170], [1200, 800, 1260, 870]], np.float32)
+    views: list[tuple[np.ndarray, np.ndarray, list[tuple[int, int, int, int]] | None]] = [
+        (boxes, scores, None)
+    ]
+    rules = FocusRules()
+    assert _crops_in_doubt(detector, Passes(detector, photo), views, grid, [0, 1, 2, 3], rules) == [3]
+    scores[1, CARD_CODES.index("9S")] = 0.05  # no rival left, but under crop_sure
+    scores[1, CARD_CODES.index("6S")] = 0.28
+    assert _crops_in_doubt(detector, Passes(detector, photo), views, grid, [0, 1, 2, 3], rules) == [3]
+    assert _crops_in_doubt(detector, Passes(detector, photo), views, grid, [0, 1, 2], rules) == []
+    scores[1, CARD_CODES.index("6S")] = 0.9
+    assert _crops_in_doubt(detector, Passes(detector, photo), views, grid, [0, 1, 2, 3], rules) == []
+    # a faint trace the views left under the candidates' threshold, in the bottom-left crop only
+    trace = np.zeros((1, 53), np.float32)
+    trace[0, CARD_CODES.index("2C")] = 0.08
+    trace_box = np.array([[100, 800, 160, 870]], np.float32)
+    views = [(np.concatenate([boxes, trace_box]), np.concatenate([scores, trace]), None)]
+    assert detector.candidate_conf > 0.08
+    assert _crops_in_doubt(detector, Passes(detector, photo), views, grid, [0, 1, 2, 3], rules) == [2]
