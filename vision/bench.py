@@ -18,12 +18,12 @@ camera, the real :class:`vision.camera.PiCamera` code over a camera simulated wi
 opened for each scan against kept ready.
 
 The backends part (:func:`backends_bench`) times one upright pass of the whole photo, without the corner
-reader, with ONNX Runtime and NCNN as the kiosk runs them (the model's square input, 576 x 576) and with
-Ultralytics ``predict`` on the same photos and threads, twice: given the same square (``rect=False``) and
-with its own default, a "rect" input (the long side 576, the short side padded to a multiple of 32, fewer
-pixels for a 4:3 or 16:9 photo). Each runtime's ratio is to ``predict`` given the same input: like for
-like (``--also onnx-rect:models/cards.onnx`` adds ONNX Runtime on the dynamic model with rect inputs, against
-rect).
+reader, with ONNX Runtime, NCNN and OpenVINO (where installed) as the kiosk runs them (the model's square
+input, 576 x 576) and with Ultralytics ``predict`` on the same photos and threads, twice: given the same
+square (``rect=False``) and with its own default, a "rect" input (the long side 576, the short side padded
+to a multiple of 32, fewer pixels for a 4:3 or 16:9 photo). Each runtime's ratio is to ``predict`` given
+the same input: like for like (``--also onnx-rect:models/cards.onnx`` adds ONNX Runtime on the dynamic
+model with rect inputs, against rect).
 Each runtime runs in a process of its own, started once and kept; the parent asks them in turn for the
 same photo, so a change in the machine's load hits all alike. Per runtime it prints:
 
@@ -32,7 +32,10 @@ same photo, so a change in the machine's load hits all alike. Per runtime it pri
   tensor included) and postprocess (decoding and both NMS steps; Ultralytics: its own ``speed`` split);
 * CPU ms per photo (all the process's threads): the work, which a busy machine inflates far less;
 * start-up to the first result (interpreter, imports, model load, the first photo) and peak memory;
-* the ratio to Ultralytics, and how many corners it found as ONNX Runtime found them.
+* the ratio to Ultralytics, and how many corners it found as ONNX Runtime found them;
+
+then the runtime the device would choose from these medians (:func:`chosen_runtime`, by the installer's
+rule) and its wall and CPU ratios to ``predict`` given the same input.
 """
 
 from __future__ import annotations
