@@ -1310,6 +1310,9 @@ class TableTallyApp(App):
         box.add_widget(step)
         box.bind(minimum_height=box.setter("height"))
         self._status = (phase, step)
+        # Once more just before this screen is first drawn: a photo taken while the screen was being built
+        # shows "Reading" in that frame, not in one more frame drawn as the reading begins.
+        Clock.schedule_once(lambda _dt: self._scan_progress(self.scanner.phase), -1)
         return box
 
     def _scan_progress(self, phase: ScanPhase) -> None:

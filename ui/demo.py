@@ -777,11 +777,17 @@ def _median_p90(values: list[float]) -> tuple[float, float]:
 
 
 def timed_scan(d: Driver, app: Any, frames: FrameClock) -> Generator[Any, None, dict[str, float]]:
-    """Tap Scan on the round, wait for the result drawn and its photo kept; where the time went (ms)."""
+    """Tap Scan on the round, wait for the result drawn, its photo kept and the garbage collector's pass
+    after it; where the time went (ms). The collector must be held while the scan reads and on again
+    after it (DemoError otherwise)."""
+    import gc
+
     yield  # a frame of the UI thread's own before the tap
     tapped = time.perf_counter()
     d.tap("scan-table")
     yield
+    if app.scanner.busy and gc.isenabled():
+        raise DemoError("the garbage collector runs while the scan reads")
     yield from wait_idle(app)
     marks: dict[str, float] = dict(getattr(app, "scan_marks", {}))
     shown = marks.get("shown", app.scan_started + app.scan_seconds)
@@ -790,6 +796,11 @@ def timed_scan(d: Driver, app: Any, frames: FrameClock) -> Generator[Any, None, 
     drawn = frames.drawn_after(shown) or shown
     while getattr(app.kiosk, "keeping", False):  # the photo and reading still being written
         yield 0.01
+    waited = time.perf_counter()
+    while "collected_ms" not in app.scan_marks and time.perf_counter() - waited < 5:
+        yield 0  # the collector's pass, on the UI thread once the scan is kept
+    if not gc.isenabled():
+        raise DemoError("the garbage collector was not turned on again after the scan")
     worker = dict(app.scanner.last_marks) if hasattr(app.scanner, "last_marks") else {}
     times = app.scanner.last_times
     split = {
@@ -805,12 +816,17 @@ def timed_scan(d: Driver, app: Any, frames: FrameClock) -> Generator[Any, None, 
     if worker and "result" in marks:
         split["to the worker"] = (worker["begun"] - tapped) * 1000
         split["after reading, to the UI"] = (marks["result"] - worker["read"]) * 1000
-        split["in the worker, besides"] = times.get("worker", 0.0) - split["photo"] - split["reading"]
+        screen = (worker["handed"] - worker["captured"]) * 1000 if "handed" in worker else 0.0
+        split["photo to reading (the screen drawn)"] = screen  # the photo waits for the reading's words
+        besides = times.get("worker", 0.0) - split["photo"] - split["reading"] - screen
+        split["in the worker, besides"] = besides
         split["check screen"] = (shown - marks["result"]) * 1000
         split["drawing"] = (drawn - shown) * 1000
     kept = getattr(app, "scan_marks", {}).get("kept")
     if kept is not None:
         split["photo and record, after"] = (kept - shown) * 1000
+    if "collected_ms" in app.scan_marks:  # the UI thread held by it while the players look at the result
+        split["garbage collector's pass, after"] = app.scan_marks["collected_ms"]
     return split
 
 
