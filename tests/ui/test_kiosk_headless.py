@@ -158,3 +158,15 @@ def test_five_hands_and_the_table_fit_one_screen_with_every_total(tmp_path: Path
     # word whole (the script checks that the seats gave every card to its player and the piles to the table).
     assert result["small_targets"] == [] and result["cut_text"] == []
     assert list((tmp_path / "shots" / size).glob("*-five-players.png"))
+
+
+def test_scan_speed_reads_in_a_process_of_its_own_with_the_collector_held_while_it_reads(
+    tmp_path: Path,
+) -> None:
+    # The script fails (DemoError) where the garbage collector runs while a scan reads, or is not on again
+    # once the scan is shown and kept; it prints the figures, which a test does not judge (a benchmark).
+    proc = run_demo(tmp_path, "--script", "scan-speed", "--size", "landscape", timeout=900)
+    result = demo_result(proc)
+    assert result["ok"] and {"tap_to_result_ms", "detect_ms", "tap_to_totals_ms"} <= set(result["timings"])
+    assert "STEP scan-speed reading in a process of its own" in proc.stdout
+    assert "scan-speed split, photo to reading (the screen drawn)" in proc.stdout
