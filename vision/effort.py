@@ -21,12 +21,15 @@ exactly the views that looked at it (:func:`fuse_covered`), as the full reading 
 A photo without doubt costs one pass and one small batch of the reader.
 
 A large photo (one the full reading crops by its size alone: a 1920 px table, a fanned deck) read by a
-model that takes inputs of any size (``CardDetector.resizable``) gets one more look instead of crops:
-where the first look finds small corners, faint traces or nothing, the whole photo is looked at again
-at the scale of the full reading's crops (``LOOK`` x imgsz on the long side, :func:`look_side`): one
-pass of 1024 x 576 for a 16:9 photo instead of eight crops. The spots that look leaves in doubt are
-read again in the half turn, each in a window of ``WINDOW`` input pixels around it at the same scale
-(:func:`spot_windows`), or the whole photo turned where the windows would cost more.
+model that takes inputs of any size (``CardDetector.resizable``) is looked at whole at an input shaped
+as the photo (the model's long side, the short side only as long as the photo needs: the scale of its
+square input, less padding; ``FocusRules.shaped``), and gets one more look instead of crops: where the
+first look finds small corners, faint traces or nothing, the whole photo is looked at again at the
+scale of the full reading's crops (``LOOK`` x imgsz on the long side, :func:`look_side`): one pass of
+1024 x 576 for a 16:9 photo instead of eight crops. The spots that look leaves in doubt are read again
+in the half turn, each in a window of ``WINDOW`` input pixels around it at the same scale
+(:func:`spot_windows`), or the whole photo turned where the windows would cost more. After that look
+the corner reader reads boxes that cut almost the same patch (within ``REUSE`` of its side) once.
 
 :class:`Passes` runs each pass of the model once per photo and can remember it in a store (a dict, or
 :class:`ViewStore` on disk), so reading rules can be compared on hundreds of photos without running
@@ -44,6 +47,7 @@ import time
 from collections import Counter
 from collections.abc import MutableMapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +69,7 @@ from vision.geometry import (
     turns,
     unrotate_boxes,
 )
+from vision.reader import CONTEXT, patch_square
 from vision.types import Detection
 
 FULL = "full"
@@ -80,6 +85,7 @@ FUSE_IOU = 0.55  # as vision.geometry.fuse_views
 LOOK = 2.0 - TILE_OVERLAP  # a large photo is looked at once at the scale of the full reading's 2 x 2 crops
 CROP_SURE = 0.3  # after the upright crops, a corner under this merged score gets its crop half turned
 WINDOW = 320  # input pixels: the side of the window around a spot in doubt read again after such a look
+REUSE = 0.05  # after such a look, boxes whose patches differ by under this share of a side are read once
 
 View = tuple[np.ndarray, np.ndarray]
 Rect = tuple[int, int, int, int]
@@ -126,6 +132,9 @@ class Passes:
         self.passes = 0
         self.ms = 0.0
         self.live_ms = 0.0  # of ``ms``, the passes run now (not taken from the store)
+        self.shaped = False
+        """Whether the whole photo at the model's own long side is read at an input shaped as the photo
+        (the same scale as the model's square input, less padding; a model with a dynamic input only)."""
 
     @property
     def key(self) -> str:
@@ -135,22 +144,51 @@ class Passes:
             self._given_key = _key(self.image)
         return self._given_key
 
-    def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def read(self, image: np.ndarray, boxes: np.ndarray, near: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         """The corner reader's opinion on ``boxes`` of this photo, each box read once: the first look and
-        the final reading share the corners both hold."""
+        the final reading share the corners both hold. ``near`` (over 0) also takes a box as read where a
+        box read before (or earlier in ``boxes``) cuts almost the same patch: centres and sides within
+        ``near`` times that patch's side (:func:`vision.reader.patch_square`)."""
         reader = self.detector.reader
         keys = [tuple(float(v) for v in box) for box in boxes]
         new = [i for i, key in enumerate(keys) if key not in self._read]
+        twins: dict[int, tuple[float, ...]] = {}
+        if near > 0 and new:
+            new, twins = self._twins(keys, new, near, getattr(reader, "context", CONTEXT))
         if new:
             cards, none = reader.read(image, boxes[new])
             for k, i in enumerate(new):
                 self._read[keys[i]] = (cards[k], float(none[k]))
+        for i, twin in twins.items():
+            self._read[keys[i]] = self._read[twin]
         if not keys:
             return reader.read(image, boxes)  # type: ignore[no-any-return]
         return (
             np.stack([self._read[key][0] for key in keys]).astype(np.float32),
             np.array([self._read[key][1] for key in keys], np.float32),
         )
+
+    def _twins(
+        self, keys: list[tuple[float, ...]], new: list[int], near: float, context: float
+    ) -> tuple[list[int], dict[int, tuple[float, ...]]]:
+        """Of the boxes ``new`` (indices into ``keys``), those still to read, and for each of the others
+        the box read (or to read) whose patch is almost its own (:meth:`read`)."""
+        read = list(self._read)
+        squares = [patch_square(key, context) for key in read]  # type: ignore[arg-type]
+        todo: list[int] = []
+        twins: dict[int, tuple[float, ...]] = {}
+        for i in new:
+            cx, cy, side = patch_square(keys[i], context)  # type: ignore[arg-type]
+            for key, (tx, ty, tside) in zip(read, squares, strict=True):
+                limit = near * tside
+                if abs(cx - tx) <= limit and abs(cy - ty) <= limit and abs(side - tside) <= limit:
+                    twins[i] = key
+                    break
+            else:
+                todo.append(i)
+                read.append(keys[i])
+                squares.append((cx, cy, side))
+        return todo, twins
 
     @property
     def floor(self) -> float:
@@ -195,7 +233,7 @@ class Passes:
         """A pass's name's input size: none for the model's own input (``input_hw``), "R" for a "rect"
         input of long side imgsz, else the long side asked for."""
         if long_side is not None:
-            return f"L{long_side}"
+            return f"R{long_side}" if long_side == self.detector.imgsz else f"L{long_side}"
         return "" if self.detector.input_hw is not None else f"R{self.detector.imgsz}"
 
     @staticmethod
@@ -206,9 +244,15 @@ class Passes:
 
     def whole(self, quarter_turns: int = 0, floor: float | None = None, long_side: int | None = None) -> View:
         """The whole photo's candidates in ``quarter_turns``, down to ``floor``; ``long_side`` (a model
-        with a dynamic input only) reads it at that input size instead of the model's own."""
-        if not getattr(self.detector, "resizable", False) or long_side == self.detector.imgsz:
+        with a dynamic input only) reads it at an input of that long side, shaped as the photo, instead
+        of the model's own; so does ``shaped`` at the model's own long side."""
+        det = self.detector
+        if not getattr(det, "resizable", False):
             long_side = None  # the model's own input
+        elif long_side in (None, det.imgsz):
+            # shaped: the model's own input still where the photo's shape fills it (a square photo)
+            shaped = self.shaped and rect_input_size(self.image.shape[:2], det.imgsz) != det.input_hw
+            long_side = det.imgsz if shaped else None
         view = self._get(
             f"w{quarter_turns}{self._size_tag(long_side)}",
             lambda: self._pass(self.image, quarter_turns, long_side),
@@ -332,13 +376,19 @@ class FocusRules:
     crop_sure: float | None = CROP_SURE
     look: float = LOOK  # a large photo's first look: input long side over imgsz (dynamic-input model)
     window: int = WINDOW  # after such a look, a spot in doubt is read again in a window of this input side
+    shaped: bool = True  # a large photo's whole-photo looks at the model's long side: shaped as the photo
+    reuse: float = REUSE  # after a large look, the reader reads one box for boxes of almost its patch
 
 
 DEFAULT_FOCUS = FocusRules()
 
 
 def find_doubt(
-    detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCUS, side: int | None = None
+    detector: Any,
+    passes: Passes,
+    rules: FocusRules = DEFAULT_FOCUS,
+    side: int | None = None,
+    read: Any = None,
 ) -> tuple[Doubt, View]:
     """A look: the whole photo upright (at an input of long side ``side``, default the model's own),
     re-read by the corner reader. Returns where it leaves doubt and its merged candidates (boxes, scores
@@ -351,7 +401,7 @@ def find_doubt(
     side = side or detector.imgsz
     boxes, scores = passes.whole(0, long_side=side)
     if detector.reader is not None and len(boxes):
-        boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores, passes.read)
+        boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores, read or passes.read)
         merged = detector.merged(det_scores, cards)
     else:
         keep = class_nms(boxes, scores, detector.iou)
@@ -390,10 +440,11 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
 
     image = passes.image
     hw = image.shape[:2]
+    side = look_side(detector, hw, rules)
+    passes.shaped = passes.shaped or (rules.shaped and side > detector.imgsz)
     far = read_far(detector, passes) if hasattr(detector, "tiles_after") else None
     if far is not None:  # a far table: its corners read through finer crops (vision.detector.read_far)
         return far
-    side = look_side(detector, hw, rules)
     if side > detector.imgsz:
         # Decided on the first pass's own corners, before the reader: a large look reads them again.
         boxes, scores = passes.whole(0)
@@ -504,9 +555,10 @@ def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> 
     cost more)."""
     image = passes.image
     hw = image.shape[:2]
-    doubt, first = find_doubt(detector, passes, rules, side)
+    read = partial(passes.read, near=rules.reuse)
+    doubt, looked = find_doubt(detector, passes, rules, side, read)
     if not doubt.any:
-        boxes, scores = first
+        boxes, scores = looked
         return suppress(boxes, scores, detector.codes, detector.iou, detector.cross_iou)
     views: list[tuple[np.ndarray, np.ndarray, list[Rect] | None]] = [
         (*passes.whole(0), None),
@@ -526,11 +578,11 @@ def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> 
                 (np.concatenate([b for b, _ in parts]), np.concatenate([c for _, c in parts]), rects)
             )
     if not hasattr(detector, "view_scale"):
-        return _final(detector, image, fuse_covered(views), passes.read)
+        return _final(detector, image, fuse_covered(views), read)
     # each spot voted on by the views that could read it: the first look not on corners too small for it
     scales = [detector.view_scale(hw)] + [min(in_h / hw[0], in_w / hw[1])] * (len(views) - 1)
     fused = fuse_readable([v[:2] for v in views], scales, regions=[v[2] for v in views])
-    return _final(detector, image, fused, passes.read)
+    return _final(detector, image, fused, read)
 
 
 def spot_windows(spots: np.ndarray, image_hw: tuple[int, int], side: int) -> list[Rect]:
@@ -689,7 +741,7 @@ def focus_rules(text: str) -> FocusRules:
         name, _, value = part.partition("=")
         if name in ("sure", "rival", "faint"):
             values[name] = float(value)
-        elif name in ("small_tiles", "turn_for_unsure"):
+        elif name in ("small_tiles", "turn_for_unsure", "shaped"):
             values[name] = value not in ("0", "false", "no")
         elif name == "crop_turns":
             values[name] = int(value)
@@ -699,6 +751,8 @@ def focus_rules(text: str) -> FocusRules:
             values[name] = float(value)
         elif name == "window":
             values[name] = int(value)
+        elif name == "reuse":
+            values[name] = float(value)
         else:
             raise ValueError(
                 f"unknown rule {name!r} in {text!r} (sure, rival, faint, small_tiles, turn_for_unsure)"

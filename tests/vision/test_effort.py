@@ -15,14 +15,18 @@ from vision.detector import CardDetector
 from vision.effort import (
     FOCUSED,
     FULL,
+    FocusRules,
     Passes,
+    focus_rules,
     fuse_covered,
     look_side,
     read_focused,
+    read_full,
     read_with_effort,
     spot_windows,
 )
 from vision.geometry import fuse_views
+from vision.types import CARD_CODES
 
 
 def to_input_xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, float, float]:
@@ -230,6 +234,84 @@ def test_the_focused_reading_reads_the_demo_photos_as_the_full_reading_with_fewe
         assert focused.last.passes < full.last.passes
 
 
+def square_export(detector: CardDetector) -> CardDetector:
+    """``detector`` (a model of any input size) read as one exported for a 576 square, as the shipped
+    model is: the model's own input is then that square."""
+    detector.input_hw = (576, 576)
+    return detector
+
+
+@pytest.mark.parametrize("small", [False, True])
+def test_a_large_photo_is_looked_at_shaped_as_the_photo_unless_the_rules_say_otherwise(
+    make_model: Callable[..., Path], small: bool
+) -> None:
+    # large and sure at 576 (read whole), or small there (the large look follows)
+    out = raw_output([(300, 200, 12, 16) if small else (300, 200, 30, 40)], [{"10C": 0.95}], anchors=20)
+    detector = square_export(CardDetector(make_model(out, imgsz=None), imgsz=576, rotations=2).load())
+    sizes = recording(detector)
+    read_focused(detector, Passes(detector, table_photo(1920, 1080)), FocusRules(shaped=False))
+    assert sizes[0] == (576, 576)
+    sizes.clear()
+    passes = Passes(detector, table_photo(1920, 1080))
+    assert [d.code for d in read_focused(detector, passes)] == ["10C"]
+    # the same scale, less padding; no pass at the square
+    assert sizes == ([(352, 576), (576, 1024)] if small else [(352, 576)])
+    assert list(passes._seen) == (["w0R576", "w0L1024"] if small else ["w0R576"])
+
+
+def test_a_photo_shaped_as_the_square_input_takes_the_full_readings_own_pass(
+    make_model: Callable[..., Path],
+) -> None:
+    out = raw_output([(300, 200, 30, 40)], [{"10C": 0.95}], anchors=20)
+    detector = square_export(CardDetector(make_model(out, imgsz=None), imgsz=576, rotations=2).load())
+    passes = Passes(detector, table_photo(1200, 1200))  # large, and square
+    read_focused(detector, passes, FocusRules(shaped=True))
+    full = Passes(detector, passes.image)
+    read_full(detector, full)
+    assert passes.shaped and list(passes._seen) == ["w0"] and "w0" in full._seen
+
+
+def test_a_photo_too_small_for_the_large_look_keeps_the_models_own_input(
+    make_model: Callable[..., Path],
+) -> None:
+    out = raw_output([(300, 200, 30, 40)], [{"10C": 0.95}], anchors=20)
+    detector = square_export(CardDetector(make_model(out, imgsz=None), imgsz=576, rotations=2).load())
+    sizes = recording(detector)
+    passes = Passes(detector, table_photo(1024, 768))
+    read_focused(detector, passes, FocusRules(shaped=True))
+    assert not passes.shaped and sizes == [(576, 576)]
+
+
+def test_boxes_cutting_almost_the_same_patch_are_read_once_where_asked() -> None:
+    asked: list[int] = []
+
+    class Reader:
+        def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            asked.append(len(boxes))
+            cards = np.zeros((len(boxes), 53), np.float32)
+            cards[:, 0] = boxes[:, 0] / 1000
+            return cards, np.zeros(len(boxes), np.float32)
+
+    class Detector:
+        reader = Reader()
+
+    passes = Passes(Detector(), table_photo())
+    first = np.array([[100, 100, 120, 130], [101, 100, 121, 130], [300, 300, 320, 330]], np.float32)
+    cards, _ = passes.read(passes.image, first, near=0.03)
+    assert asked == [2]  # the second box cuts almost the first one's patch: one reading for both
+    assert cards[1, 0] == cards[0, 0] == pytest.approx(0.1)
+    moved = np.array([[110, 100, 130, 130]], np.float32)  # a third of a box over: a patch of its own
+    passes.read(passes.image, moved, near=0.03)
+    exact = np.array([[100.5, 100, 120.5, 130]], np.float32)
+    passes.read(passes.image, exact)  # without ``near``: each box read as itself
+    assert asked == [2, 1, 1]
+
+
+def test_the_rules_read_from_text_include_the_shaped_look_and_the_readers_reuse() -> None:
+    assert focus_rules("shaped=1,reuse=0.03") == FocusRules(shaped=True, reuse=0.03)
+    assert focus_rules("shaped=0") == FocusRules(shaped=False)
+
+
 def test_after_the_upright_crops_only_the_crops_still_in_doubt_are_read_half_turned(
     make_model: Callable[..., Path],
 ) -> None:
@@ -280,3 +362,29 @@ def test_a_crop_holding_a_corner_still_in_doubt_is_read_in_the_next_turn(
     views = [(np.concatenate([boxes, trace_box]), np.concatenate([scores, trace]), None)]
     assert detector.candidate_conf > 0.08
     assert _crops_in_doubt(detector, Passes(detector, photo), views, grid, [0, 1, 2, 3], rules) == [2]
+
+
+def test_after_a_large_look_the_reader_reads_a_corner_found_twice_in_almost_one_box_once(
+    make_model: Callable[..., Path],
+) -> None:
+    # one small corner, found as two codes in boxes a pixel apart (the large look sees it at (562, 375))
+    out = raw_output([(300, 200, 12, 16), (300.5, 200, 12, 16)], [{"10C": 0.95}, {"10S": 0.5}], anchors=20)
+    detector = square_export(CardDetector(make_model(out, imgsz=None), imgsz=576, rotations=2).load())
+    asked: list[int] = []
+
+    class Reader:
+        deck = None
+        context = 1.5
+
+        def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            asked.append(len(boxes))
+            cards = np.zeros((len(boxes), 53), np.float32)
+            cards[:, CARD_CODES.index("10C")] = 0.9
+            return cards, np.full(len(boxes), 0.1, np.float32)
+
+    detector.reader = Reader()  # type: ignore[assignment]
+    found = read_focused(detector, Passes(detector, table_photo(1920, 1080)), FocusRules(reuse=0.0))
+    assert [d.code for d in found] == ["10C"] and asked[0] == 2
+    asked.clear()
+    found = read_focused(detector, Passes(detector, table_photo(1920, 1080)))
+    assert [d.code for d in found] == ["10C"] and asked[0] == 1
