@@ -62,6 +62,7 @@ from vision.geometry import (
     from_crop,
     fuse_readable,
     letterbox,
+    overlap_max,
     rect_input_size,
     rotate_image,
     suppress,
@@ -319,12 +320,8 @@ def fuse_covered(
             for x0, y0, w, h in rects:
                 covers |= (cx >= x0) & (cx <= x0 + w) & (cy >= y0) & (cy <= y0 + h)
         looked += covers
-        if len(view_boxes) == 0:
-            continue
-        for start in range(0, len(boxes), chunk):
-            overlap = box_iou_one(boxes[start : start + chunk, None, :], view_boxes) > iou
-            seen = np.where(overlap[:, :, None], view_scores[None, :, :], 0.0).max(axis=1)
-            total[start : start + chunk] += seen * covers[start : start + chunk, None]
+        if len(view_boxes) and covers.any():
+            total += overlap_max(boxes, view_boxes, view_scores, iou, chunk, rows=covers)
     return boxes, total / np.maximum(looked, 1.0)[:, None]
 
 

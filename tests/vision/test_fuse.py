@@ -1,5 +1,6 @@
-"""Fusing views (vision.geometry.fuse_views, fuse_readable): the pairwise vote gives exactly what the plain
-all-against-all vote gives, on candidate sets the shipped model finds in real photos."""
+"""Fusing views (vision.geometry.fuse_views, fuse_readable; vision.effort.fuse_covered): the pairwise vote
+gives exactly what the plain all-against-all vote gives, on candidate sets the shipped model finds in real
+photos."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from vision.camera import load_image
 from vision.detector import CardDetector
-from vision.effort import Passes
+from vision.effort import Passes, fuse_covered
 from vision.geometry import (
     FUSE_IOU,
     READABLE_PX,
@@ -83,9 +84,12 @@ def test_the_pairwise_vote_equals_the_plain_vote_on_real_candidates(
             want = plain_readable(views, scales, regions)
             got = fuse_readable(views, scales, regions=regions)
             assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
-        # one scale for every view: fuse_views' vote, exactly
+        # one scale for every view: fuse_views' vote, and fuse_covered's where the views looked, exactly
         same = [scales[0]] * 4
         assert np.array_equal(fuse_views(views)[1], plain_readable(views, same, [None] * 4)[1])
+        parts = [None, None, grid[:2], grid[1:]]
+        covered = fuse_covered([(b, sc, r) for (b, sc), r in zip(views, parts, strict=True)])[1]
+        assert np.array_equal(covered, plain_readable(views, same, parts)[1])
 
 
 def test_a_box_takes_each_class_at_its_best_among_the_overlapping_candidates_and_0_elsewhere() -> None:
