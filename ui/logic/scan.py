@@ -331,7 +331,7 @@ class ReadingProcess:
                 self._free_block()
                 self._block = shared_memory.SharedMemory(create=True, size=max(1, image.nbytes))
             np.ndarray(image.shape, image.dtype, buffer=self._block.buf)[...] = image
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001 - no shared memory here, or not an array: the pipe carries it
             return image
         return (self._block.name, image.shape, image.dtype.str)
 
