@@ -1022,21 +1022,17 @@ class TableTallyApp(App):
     @staticmethod
     def _after_frame(fn: Callable[[], None]) -> None:
         """Run ``fn`` on the UI thread once what was dispatched before it is on screen (from any thread):
-        after the next frame is drawn, or at once when that frame has nothing new to draw."""
+        after the next frame is drawn (one is drawn even when nothing changed)."""
         bound: list[int] = []
 
-        def done() -> None:
+        def done(*_: Any) -> None:
             if bound:
                 Window.unbind_uid("on_flip", bound.pop())
                 fn()
 
-        def before_drawing(_dt: float) -> None:  # the labels' new words are on the canvas by now
-            if not Window.canvas.needs_redraw:
-                done()
-
         def arm(_dt: float) -> None:
-            bound.append(Window.fbind("on_flip", lambda *_: done()))
-            Clock.schedule_once(before_drawing, -1)
+            bound.append(Window.fbind("on_flip", done))
+            Window.canvas.ask_update()
 
         Clock.schedule_once(arm, 0)
 

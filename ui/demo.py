@@ -864,14 +864,26 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
     photos = list(getattr(camera, "paths", ()))
     if not photos:
         raise DemoError("scan-speed needs a folder camera (the demo photos)")
-    # A first scan, not timed: the screen while it reads (a screenshot with --out, its words checked).
+    # A first scan, not timed: the screen as the reading begins (a screenshot with --out, its words
+    # checked), taken when the frame showing the reading's words is drawn and before the photo is read.
+    handing = app.scanner.after_frame
+
+    def shot_then(fn: Any) -> None:
+        def shoot() -> None:
+            app.scanner.after_frame = handing
+            if d.out is not None:
+                d.check_targets("scan-reading")
+                d.check_text("scan-reading")
+                d.capture("scan-reading")
+            fn()
+
+        handing(shoot)
+
+    app.scanner.after_frame = shot_then
     d.tap("scan-table")
     yield
-    while app.scanner.busy and not app.scanner.step_text():
-        yield 0
-    if app.scanner.busy:
-        yield from d.shot("scan-reading")
     yield from wait_idle(app)
+    app.scanner.after_frame = handing
     while getattr(app.kiosk, "keeping", False):
         yield 0.01
     splits: list[dict[str, float]] = []
