@@ -1007,6 +1007,8 @@ class TableTallyApp(App):
         self._progress_shown = 0.0  # when the scan's words last changed (time.perf_counter)
         self._progress_due = False  # a change of its step words is waiting for PROGRESS_GAP to pass
         self._collector_held = False  # the collector is off from a scan's tap until it is shown and kept
+        self._drawn_words: tuple[str, str] | None = None  # the scan's words in the last frame drawn
+        self._watching_frames = 0  # the on_flip binding that keeps _drawn_words while a scan is on
         self._fresh: tuple[dict[str, Any], Any] | None = None  # the scan just shown and its photo texture
         self.screen_errors: list[str] = []  # screens that failed to build (the kiosk went home instead)
         self.scanner = Scanner(
@@ -1019,10 +1021,10 @@ class TableTallyApp(App):
     def _dispatch(fn: Callable[[], None]) -> None:
         Clock.schedule_once(lambda _dt: fn(), 0)
 
-    @staticmethod
-    def _after_frame(fn: Callable[[], None]) -> None:
+    def _after_frame(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the UI thread once what was dispatched before it is on screen (from any thread):
-        after the next frame is drawn (one is drawn even when nothing changed)."""
+        at once when the last frame drawn already showed the scan's words as they are now, else after the
+        next frame (one is drawn even when nothing changed)."""
         bound: list[int] = []
 
         def done(*_: Any) -> None:
@@ -1031,10 +1033,21 @@ class TableTallyApp(App):
                 fn()
 
         def arm(_dt: float) -> None:
+            if self._status is not None and self._scan_words() == self._drawn_words:
+                fn()
+                return
             bound.append(Window.fbind("on_flip", done))
             Window.canvas.ask_update()
 
         Clock.schedule_once(arm, 0)
+
+    def _scan_words(self) -> tuple[str, str] | None:
+        """The scan's phase and step words on screen now (None without them)."""
+        return None if self._status is None else (self._status[0].text, self._status[1].text)
+
+    def _words_drawn(self, *_: Any) -> None:
+        """A frame was drawn while a scan is on: the words it showed."""
+        self._drawn_words = self._scan_words()
 
     def camera_spec(self) -> str:
         return self.camera_override or self.kiosk.camera_spec()
@@ -1276,6 +1289,9 @@ class TableTallyApp(App):
             return
         self.scan_pending = True
         self._progress_shown = time.perf_counter()
+        self._drawn_words = None
+        if not self._watching_frames:
+            self._watching_frames = Window.fbind("on_flip", self._words_drawn)
         self.refresh()
 
     def _release_collector(self) -> None:
@@ -1338,6 +1354,9 @@ class TableTallyApp(App):
         round when written (confirming the round waits for that)."""
         self.scan_pending = False
         self._status = None
+        if self._watching_frames:
+            Window.unbind_uid("on_flip", self._watching_frames)
+            self._watching_frames = 0
         self.scan_marks["result"] = time.perf_counter()
         if self.kiosk.flow is None:
             self._release_collector()
