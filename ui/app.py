@@ -104,6 +104,11 @@ class Base(Screen):
     def build(self, root: Any) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def show_scanning(self) -> bool:
+        """Show the scan just begun in the screen as built, without a rebuild; False where this screen
+        cannot (it is rebuilt instead)."""
+        return False
+
     def undo(self) -> None:
         """Ask, then take back the last round (the result and scores screens offer it)."""
         self.app.confirm_sheet(
@@ -1292,7 +1297,16 @@ class TableTallyApp(App):
         self._drawn_words = None
         if not self._watching_frames:
             self._watching_frames = Window.fbind("on_flip", self._words_drawn)
-        self.refresh()
+        # The round's screen shows the scan in the widgets it has (a rebuild at the tap is work on this
+        # thread, and a whole new screen for the renderer to draw, while the photo waits for that frame).
+        screen = self.screens.get(self.sm.current)
+        try:
+            shown = screen is not None and screen.show_scanning()
+        except Exception:  # noqa: BLE001 - the screen is rebuilt instead, as before
+            traceback.print_exc()
+            shown = False
+        if not shown:
+            self.refresh()
 
     def _release_collector(self) -> None:
         """A scan is over (shown and kept, or failed): the collector on again, and its full pass over what

@@ -866,7 +866,13 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
         raise DemoError("scan-speed needs a folder camera (the demo photos)")
     # A first scan, not timed: the screen as the reading begins (a screenshot with --out, its words
     # checked), taken when the frame showing the reading's words is drawn and before the photo is read.
+    # The round's screen shows the scan in the widgets it had (no rebuild at the tap): it must show what a
+    # rebuilt screen shows, widget for widget (their kinds, words and whether they can be tapped).
     handing = app.scanner.after_frame
+    differs: list[str] = []
+
+    def on_screen() -> list[tuple[str, str, bool]]:
+        return [(type(w).__name__, str(getattr(w, "text", "")), bool(w.disabled)) for w in d.widgets()]
 
     def shot_then(fn: Any) -> None:
         def shoot() -> None:
@@ -875,6 +881,11 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
                 d.check_targets("scan-reading")
                 d.check_text("scan-reading")
                 d.capture("scan-reading")
+            shown = on_screen()
+            app.refresh()
+            rebuilt = on_screen()
+            if shown != rebuilt:
+                differs.append(f"shown {shown} against rebuilt {rebuilt}")
             fn()
 
         handing(shoot)
@@ -884,6 +895,8 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
     yield
     yield from wait_idle(app)
     app.scanner.after_frame = handing
+    if differs:
+        raise DemoError(f"the scan's screen differs from the rebuilt one: {differs[0]}")
     while getattr(app.kiosk, "keeping", False):
         yield 0.01
     splits: list[dict[str, float]] = []

@@ -145,6 +145,41 @@ class RoundScreen(Base):
     """What the Jhyap round and Seep deal screens share: the rows, the photo, the card menu, scoring."""
 
     flow_kind = ""
+    # The widgets a scan changes, kept by build: the left column, what it shows above the status line, the
+    # status line, the scan button, the confirm button (None before a build, and once a scan has used them).
+    _scan_parts: tuple[Any, list[Widget], Any, Any, Any] | None = None
+
+    def refresh(self) -> None:
+        self._scan_parts = None
+        super().refresh()
+
+    def keep_scan_parts(self, left: Any, status: Any, scan: Any, confirm: Any) -> None:
+        """Keep what :meth:`show_scanning` changes (``status`` already in ``left``)."""
+        top_down = list(reversed(left.children))
+        head = top_down[: top_down.index(status)]
+        self._scan_parts = (left, head, status, scan, confirm)
+
+    def show_scanning(self) -> bool:
+        """A scan has begun: show it in the screen as built, as a rebuild would (the scan's words in place
+        of the photo or the hint, the status line without the last message, scanning and scoring off)."""
+        if self._scan_parts is None or not self.app.scanner.busy:
+            return False
+        left, head, status, scan, confirm = self._scan_parts
+        self._scan_parts = None
+        text, colour = self.status(self.view())
+        for widget in head:
+            left.remove_widget(widget)
+        left.add_widget(self.app.scan_status(), index=len(left.children))
+        left.add_widget(Widget(), index=len(left.children) - 1)
+        status.text, status.color = text, colour
+        if scan is not None:
+            scan.disabled = True
+        confirm.disabled = True
+        return True
+
+    def status(self, view: CheckView) -> tuple[str, Any]:  # pragma: no cover - per game
+        """The status line's words (shortened) and colour."""
+        raise NotImplementedError
 
     @property
     def flow(self) -> JhyapRoundFlow | SeepDealFlow:
@@ -481,11 +516,10 @@ class JhyapRoundScreen(RoundScreen):
             )
             left.add_widget(Widget())
         problems = flow.problems()
-        ready = _("{caller} called. Score the round?").format(caller=flow.caller) if flow.caller else ""
-        if flow.caller_guessed and not problems:
-            ready = _("{caller} called? Tap another name if not, then score.").format(caller=flow.caller)
-        status, colour = self.status_line(view, problems, ready)
-        left.add_widget(AutoLbl(_short(status, 160), "s" if not landscape() else "xs", color=colour))
+        text, colour = self.status(view)
+        status = AutoLbl(text, "s" if not landscape() else "xs", color=colour)
+        left.add_widget(status)
+        scan = None
         if flow.edit_position is None:
             scan_row = hbox(size_hint_y=None, height=TOUCH)
             retry = bool(flow.message) and flow.table_scan is None
@@ -522,6 +556,17 @@ class JhyapRoundScreen(RoundScreen):
         confirm.disabled = bool(problems) or busy
         right.add_widget(confirm)
         self.layout_body(root, left, right)
+        if not busy:
+            self.keep_scan_parts(left, status, scan, confirm)
+
+    def status(self, view: CheckView) -> tuple[str, Any]:
+        flow = self.kiosk.jhyap
+        problems = flow.problems()
+        ready = _("{caller} called. Score the round?").format(caller=flow.caller) if flow.caller else ""
+        if flow.caller_guessed and not problems:
+            ready = _("{caller} called? Tap another name if not, then score.").format(caller=flow.caller)
+        text, colour = self.status_line(view, problems, ready)
+        return _short(text, 160), colour
 
     def name_button(self, row: CheckRow, i: int) -> Widget:
         if row.owner is TABLE_CARDS:
@@ -689,17 +734,9 @@ class SeepDealScreen(RoundScreen):
                 right.add_widget(self.last_result())
             right.add_widget(Widget())
         problems = flow.problems()
-        missing = flow.missing()
-        if missing:
-            status, colour = (
-                _("Missing point cards: {cards}").format(cards=" ".join(card_label(c) for c in missing)),
-                DANGER,
-            )
-        elif flow.both_scanned and not problems and not flow.message:
-            status, colour = self.status_line(view, problems, _("All 100 points found. Score the deal?"))
-        else:
-            status, colour = self.status_line(view, problems, _("Score the deal?"))
-        left.add_widget(AutoLbl(_short(status, 150), "s" if not landscape() else "xs", color=colour), index=1)
+        text, colour = self.status(view)
+        status = AutoLbl(text, "s" if not landscape() else "xs", color=colour)
+        left.add_widget(status, index=1)
         bottom = hbox(size_hint_y=None, height=TOUCH)
         undo = Btn(_("Undo sweep"), self.undo_sweep, role="quiet", name="undo-sweep", font_size=font("s"))
         undo.disabled = not flow.sweeps
@@ -716,6 +753,21 @@ class SeepDealScreen(RoundScreen):
         bottom.add_widget(confirm)
         right.add_widget(bottom)
         self.layout_body(root, left, right)
+        if not busy:
+            self.keep_scan_parts(left, status, scan, confirm)
+
+    def status(self, view: CheckView) -> tuple[str, Any]:
+        flow = self.kiosk.seep
+        problems = flow.problems()
+        missing = flow.missing()
+        if missing:
+            cards = " ".join(card_label(c) for c in missing)
+            text, colour = _("Missing point cards: {cards}").format(cards=cards), DANGER
+        elif flow.both_scanned and not problems and not flow.message:
+            text, colour = self.status_line(view, problems, _("All 100 points found. Score the deal?"))
+        else:
+            text, colour = self.status_line(view, problems, _("Score the deal?"))
+        return _short(text, 150), colour
 
     def sweep_row(self, flow: SeepDealFlow, team: str, k: int) -> Widget:
         counts = flow.sweep_counts(team)
