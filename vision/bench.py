@@ -688,6 +688,8 @@ STAGES = (
     "decode",
     "whole photo, upright",
     "whole photo, half turn",
+    "large look",
+    "windows, turned",
     "crops",
     "corner reader",
     "vote and suppression",
@@ -730,14 +732,23 @@ def _stage_times(detector: Any, path: Path, effort: str) -> tuple[dict[str, floa
     group_into_hands(cards)
     grouping = (time.perf_counter() - start) * 1000
     views = {name: ms for name, (_, _, ms) in passes._seen.items()}
-    times["whole photo, upright"] = views.get("w0", 0.0)
-    times["whole photo, half turn"] = sum(ms for name, ms in views.items() if name in ("w1", "w2", "w3"))
-    times["crops"] = sum(ms for name, ms in views.items() if name.startswith("t"))
+    for stage in ("whole photo, upright", "whole photo, half turn", "large look", "windows, turned", "crops"):
+        times[stage] = sum(ms for name, ms in views.items() if _view_stage(name) == stage)
     times["corner reader"] = spent[0]
     times["vote and suppression"] = max(0.0, detect_ms - passes.ms - spent[0])
     times["pairing and hands"] = grouping
     times["reading (photo to hands)"] = detect_ms + grouping
     return times, len(cards)
+
+
+def _view_stage(name: str) -> str:
+    """The stage a pass of :class:`vision.effort.Passes` counts under, by its name: ``w<turns>`` the whole
+    photo (``L<side>`` upright: the large look), ``r...`` a window around spots in doubt, ``t...`` a crop."""
+    if name.startswith("w"):
+        if name[1] != "0":
+            return "whole photo, half turn"
+        return "large look" if "L" in name else "whole photo, upright"
+    return "windows, turned" if name.startswith("r") else "crops"
 
 
 def _kind(path: Path) -> str:

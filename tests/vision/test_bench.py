@@ -161,3 +161,16 @@ def test_openvino_in_the_one_pass_table_finds_the_corners_onnx_runtime_finds(
     runtimes = [("ONNX Runtime", "onnx", model), ("OpenVINO", "openvino", model)]
     figures = backends_bench([photo], runtimes, repeat=1, threads=1)
     assert figures["OpenVINO"]["agreement"] == [1, 1] and figures["OpenVINO"]["median_ms"] > 0
+
+
+def test_every_pass_of_the_focused_reading_counts_under_a_stage_of_its_own() -> None:
+    from vision.bench import STAGES, _view_stage
+
+    assert _view_stage("w0") == "whole photo, upright"
+    assert _view_stage("w0R576") == "whole photo, upright"  # the look shaped as the photo
+    assert _view_stage("w0L1024") == "large look"
+    assert _view_stage("w2") == "whole photo, half turn"
+    assert _view_stage("w2L1024") == "whole photo, half turn"
+    assert _view_stage("r172.134.600.600.2L320") == "windows, turned"
+    assert _view_stage("t2.3.0") == "crops"
+    assert {_view_stage(n) for n in ("w0", "w0L1024", "w2", "r1.2.3.4.2L320", "t3.8.0")} <= set(STAGES)
