@@ -52,6 +52,7 @@ from ui.widgets import (
     flow_layout,
     font,
     hbox,
+    into_new_texture,
     landscape,
     load_photo,
     scroller,
@@ -1348,14 +1349,18 @@ class TableTallyApp(App):
             return
         status, step = self._status
         now = time.perf_counter()
+        # New words go into new textures: one the last frame drew would first wait for that frame.
         if status.text != self.scanner.status_text():
+            into_new_texture(status)
             status.text = self.scanner.status_text()
         elif self._progress_shown + PROGRESS_GAP > now:
             if not self._progress_due:
                 self._progress_due = True
                 Clock.schedule_once(self._progress_later, self._progress_shown + PROGRESS_GAP - now)
             return
-        step.text = self.scanner.step_text()
+        if step.text != self.scanner.step_text():
+            into_new_texture(step)
+            step.text = self.scanner.step_text()
         self._progress_shown = now
 
     def _progress_later(self, _dt: float) -> None:

@@ -61,6 +61,7 @@ from ui.widgets import (
     Sheet,
     font,
     hbox,
+    into_new_texture,
     landscape,
     split_body,
     vbox,
@@ -171,10 +172,14 @@ class RoundScreen(Base):
             left.remove_widget(widget)
         left.add_widget(self.app.scan_status(), index=len(left.children))
         left.add_widget(Widget(), index=len(left.children) - 1)
-        status.text, status.color = text, colour
-        if scan is not None:
-            scan.disabled = True
-        confirm.disabled = True
+        # Each widget whose words are drawn anew goes into a new texture (a rebuilt screen's would too).
+        if (status.text, list(status.color)) != (text, list(colour)):
+            into_new_texture(status)
+            status.text, status.color = text, colour
+        for button in (scan, confirm):
+            if button is not None and not button.disabled:
+                into_new_texture(button)
+                button.disabled = True
         return True
 
     def status(self, view: CheckView) -> tuple[str, Any]:  # pragma: no cover - per game

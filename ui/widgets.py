@@ -102,6 +102,16 @@ class Lbl(Label):
         self.text_size = (self.width, None if self.size_hint_y is None else self.height)
 
 
+def into_new_texture(label: Label) -> None:
+    """The label's next words are drawn into a new texture instead of the one on screen: writing into a
+    texture the last frame used waits until that frame is done (GL drivers, software ones included, may
+    wait for the display's next refresh), a wait that at a scan's tap the photo's reading would share.
+    (Kivy keeps the texture on the label's core, ``_label``; a label without one is left as it is.)"""
+    core = getattr(label, "_label", None)
+    if core is not None:
+        core.texture = None
+
+
 class AutoLbl(Lbl):
     """A label whose height follows its text (for use in vertical box layouts)."""
 
