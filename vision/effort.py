@@ -45,7 +45,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -61,6 +61,7 @@ from vision.geometry import (
     class_nms,
     from_crop,
     fuse_readable,
+    in_regions,
     letterbox,
     overlap_max,
     rect_input_size,
@@ -313,12 +314,7 @@ def fuse_covered(
     looked = np.zeros(len(boxes), dtype=np.float32)
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
     for view_boxes, view_scores, rects in views:
-        if rects is None:
-            covers = np.ones(len(boxes), dtype=bool)
-        else:
-            covers = np.zeros(len(boxes), dtype=bool)
-            for x0, y0, w, h in rects:
-                covers |= (cx >= x0) & (cx <= x0 + w) & (cy >= y0) & (cy <= y0 + h)
+        covers = in_regions(cx, cy, rects)
         looked += covers
         if len(view_boxes) and covers.any():
             total += overlap_max(boxes, view_boxes, view_scores, iou, chunk, rows=covers)
@@ -352,6 +348,27 @@ class Doubt:
     @property
     def any(self) -> bool:
         return bool(len(self.unsure) or len(self.faint) or len(self.small))
+
+
+def _opinion(detector: Any, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, read: Any) -> View:
+    """Candidates to corners and their merged scores: the corner reader's opinion (``read``) merged with
+    the detector's (:meth:`CardDetector.reader_opinion`, ``merged``); without a reader, the candidates left
+    by suppression within each class, with the detector's scores."""
+    if detector.reader is not None and len(boxes):
+        boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores, read)
+        return boxes, detector.merged(det_scores, cards)
+    keep = class_nms(boxes, scores, detector.iou)
+    return boxes[keep], scores[keep]
+
+
+def _doubtful(detector: Any, merged: np.ndarray, sure: float, rival: float) -> tuple[np.ndarray, np.ndarray]:
+    """Of corners with ``merged`` scores, those kept (the best reaching ``conf``) and those in doubt: the
+    best between ``candidate_conf`` and ``sure``, or kept with a runner-up scoring ``rival`` times it."""
+    ordered = np.sort(merged, axis=1) if len(merged) else np.zeros((0, 2), np.float32)
+    best, second = ordered[:, -1], ordered[:, -2]
+    kept = best >= detector.conf
+    unsure = ((best >= detector.candidate_conf) & (best < sure)) | (kept & (second >= rival * best))
+    return kept, unsure
 
 
 def _centres(boxes: np.ndarray) -> np.ndarray:
@@ -396,19 +413,8 @@ def find_doubt(
     image = passes.image
     hw = image.shape[:2]
     side = side or detector.imgsz
-    boxes, scores = passes.whole(0, long_side=side)
-    if detector.reader is not None and len(boxes):
-        boxes, det_scores, cards = detector.reader_opinion(image, boxes, scores, read or passes.read)
-        merged = detector.merged(det_scores, cards)
-    else:
-        keep = class_nms(boxes, scores, detector.iou)
-        boxes, merged = boxes[keep], scores[keep]
-    ordered = np.sort(merged, axis=1) if len(merged) else np.zeros((0, 2), np.float32)
-    best, second = ordered[:, -1], ordered[:, -2]
-    kept = best >= detector.conf
-    unsure_mask = ((best >= detector.candidate_conf) & (best < rules.sure)) | (
-        kept & (second >= rules.rival * best)
-    )
+    boxes, merged = _opinion(detector, image, *passes.whole(0, long_side=side), read or passes.read)
+    kept, unsure_mask = _doubtful(detector, merged, rules.sure, rules.rival)
     faint_boxes, _ = passes.whole(0, floor=rules.faint, long_side=side)
     if len(faint_boxes) and len(boxes):
         near = np.zeros(len(faint_boxes), dtype=bool)
@@ -459,19 +465,7 @@ def read_focused(detector: Any, passes: Passes, rules: FocusRules = DEFAULT_FOCU
             views.append((*passes.whole(k), None))
     tile_spots = np.concatenate([doubt.unsure, doubt.faint, doubt.small])
     grid = tile_grid(hw[0], hw[1], 2)
-    needed = [
-        i
-        for i, (x0, y0, w, h) in enumerate(grid)
-        if len(tile_spots)
-        and bool(
-            (
-                (tile_spots[:, 0] >= x0)
-                & (tile_spots[:, 0] <= x0 + w)
-                & (tile_spots[:, 1] >= y0)
-                & (tile_spots[:, 1] <= y0 + h)
-            ).any()
-        )
-    ]
+    needed = _crops_holding(tile_spots, grid, range(len(grid)))
     tiled = bool(needed) and (len(doubt.small) > 0 or _tiles_worth(detector, doubt, first, hw))
     if not hasattr(detector, "grid_scale"):
         if tiled:
@@ -516,32 +510,15 @@ def _crops_in_doubt(
     best = scores.max(axis=1)
     keep = best >= detector.candidate_conf
     faint = _centres(boxes[~keep & (best >= rules.faint)])
-    boxes, scores = boxes[keep], scores[keep]
-    if detector.reader is not None:
-        boxes, scores, cards = detector.reader_opinion(passes.image, boxes, scores, passes.read)
-        scores = detector.merged(scores, cards)
-    else:
-        keep = class_nms(boxes, scores, detector.iou)
-        boxes, scores = boxes[keep], scores[keep]
-    ordered = np.sort(scores, axis=1) if len(scores) else np.zeros((0, 2), np.float32)
-    best, second = ordered[:, -1], ordered[:, -2]
+    boxes, merged = _opinion(detector, passes.image, boxes[keep], scores[keep], passes.read)
     sure = 1.0 if rules.crop_sure is None else rules.crop_sure
-    unsure = ((best >= detector.candidate_conf) & (best < sure)) | (
-        (best >= detector.conf) & (second >= rules.rival * best)
-    )
-    spots = np.concatenate([_centres(boxes[unsure]), faint])
-    return [
-        i
-        for i in needed
-        if bool(
-            (
-                (spots[:, 0] >= grid[i][0])
-                & (spots[:, 0] <= grid[i][0] + grid[i][2])
-                & (spots[:, 1] >= grid[i][1])
-                & (spots[:, 1] <= grid[i][1] + grid[i][3])
-            ).any()
-        )
-    ]
+    _, unsure = _doubtful(detector, merged, sure, rules.rival)
+    return _crops_holding(np.concatenate([_centres(boxes[unsure]), faint]), grid, needed)
+
+
+def _crops_holding(spots: np.ndarray, grid: list[Rect], crops: Iterable[int]) -> list[int]:
+    """Of the ``crops`` (indices into ``grid``), those holding at least one of ``spots`` (N x 2 centres)."""
+    return [i for i in crops if bool(in_regions(spots[:, 0], spots[:, 1], [grid[i]]).any())]
 
 
 def _read_large(detector: Any, passes: Passes, rules: FocusRules, side: int) -> list[Detection]:

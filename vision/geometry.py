@@ -157,6 +157,17 @@ def overlap_max(
     return out
 
 
+def in_regions(x: np.ndarray, y: np.ndarray, rects: list[tuple[int, int, int, int]] | None) -> np.ndarray:
+    """Which of the points (``x``, ``y``, photo pixels) lie in any of ``rects`` (x, y, width, height; the
+    edges included): every point where ``rects`` is None (a view of the whole photo)."""
+    if rects is None:
+        return np.ones(len(x), dtype=bool)
+    inside = np.zeros(len(x), dtype=bool)
+    for x0, y0, w, h in rects:
+        inside |= (x >= x0) & (x <= x0 + w) & (y >= y0) & (y <= y0 + h)
+    return inside
+
+
 def fuse_readable(
     views: list[tuple[np.ndarray, np.ndarray]],
     scales: list[float],
@@ -183,14 +194,7 @@ def fuse_readable(
     voters = np.zeros(len(boxes), dtype=np.float32)
     size = np.sqrt(np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None))
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-    covered = []
-    for rects in regions or [None] * len(views):
-        covers = np.ones(len(boxes), dtype=bool)
-        if rects is not None:
-            covers[:] = False
-            for x0, y0, w, h in rects:
-                covers |= (cx >= x0) & (cx <= x0 + w) & (cy >= y0) & (cy <= y0 + h)
-        covered.append(covers)
+    covered = [in_regions(cx, cy, rects) for rects in regions or [None] * len(views)]
     # the finest scale among the views that looked at each spot
     finest = np.max([np.where(c, sc, 0.0) for c, sc in zip(covered, scales, strict=True)], axis=0)
     for (view_boxes, view_scores), scale, covers in zip(views, scales, covered, strict=True):

@@ -18,6 +18,7 @@ from vision.geometry import (
     box_iou_one,
     fuse_readable,
     fuse_views,
+    in_regions,
     overlap_max,
     tile_grid,
 )
@@ -37,14 +38,7 @@ def plain_readable(
     voters = np.zeros(len(boxes), np.float32)
     size = np.sqrt(np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None))
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-    covered = []
-    for rects in regions:
-        covers = np.ones(len(boxes), bool)
-        if rects is not None:
-            covers[:] = False
-            for x0, y0, w, h in rects:
-                covers |= (cx >= x0) & (cx <= x0 + w) & (cy >= y0) & (cy <= y0 + h)
-        covered.append(covers)
+    covered = [in_regions(cx, cy, rects) for rects in regions]
     finest = np.max([np.where(c, sc, 0.0) for c, sc in zip(covered, scales, strict=True)], axis=0)
     for (view_boxes, view_scores), scale, covers in zip(views, scales, covered, strict=True):
         votes = covers & ((size * scale >= READABLE_PX) | (scale >= 0.99 * finest))
