@@ -49,9 +49,9 @@ bench: $(STAMP)
 	$(BIN)/python -m vision.bench
 
 demo: $(STAMP) catalogs   # screenshots/ in English, screenshots/ne and screenshots/hi in Nepali and Hindi
-	$(BIN)/python -m ui.demo --out screenshots
-	$(BIN)/python -m ui.demo --out screenshots/ne --language ne
-	$(BIN)/python -m ui.demo --out screenshots/hi --language hi
+	$(BIN)/python -m ui.devtools.demo --out screenshots
+	$(BIN)/python -m ui.devtools.demo --out screenshots/ne --language ne
+	$(BIN)/python -m ui.devtools.demo --out screenshots/hi --language hi
 
 synth: $(STAMP)
 	$(BIN)/python -m models.training.data.synth --out datasets/synth --count 3200 --val-count 400 --seed 1   # as models/train.yaml draws it

@@ -1007,8 +1007,8 @@ class TableTallyApp(App):
         self._scores_from = "round"
         self.scan_pending = False  # a scan was started and its result is not on screen yet
         self.scan_started = 0.0
-        self.scan_seconds = 0.0  # the last scan, from the tap to its result on screen (ui.demo prints it)
-        self.scan_marks: dict[str, float] = {}  # the last scan's moments (time.perf_counter; ui.demo)
+        self.scan_seconds = 0.0  # the last scan, from the tap to its result on screen (the demo prints it)
+        self.scan_marks: dict[str, float] = {}  # the last scan's moments (time.perf_counter; the demo)
         self._status: tuple[Any, Any] | None = None  # the scan's phase and step labels on screen
         self._progress_shown = 0.0  # when the scan's words last changed (time.perf_counter)
         self._progress_due = False  # a change of its step words is waiting for PROGRESS_GAP to pass

@@ -9,9 +9,9 @@ import pytest
 
 from tests.share.conftest import ROUND1, ROUND2, play
 from ui import i18n
+from ui.devtools.browser import Chromium, find_chromium
 from ui.logic import boards
 from ui.logic.kiosk import Kiosk
-from ui.share.browser import Chromium, find_chromium
 from ui.share.server import ShareServer
 from ui.store import Store
 
@@ -54,7 +54,7 @@ def test_a_confirmed_round_shows_on_the_page_by_itself(
         started = time.monotonic()
         play(kiosk, caller, hands)
         browser.wait_for(f"document.querySelector('#board').dataset.version !== {before!r}", timeout=5.0)
-        # Pushed, not found by a poll (every 3 s); the delay itself is measured by ui.share.loadtest.
+        # Pushed, not found by a poll (every 3 s); the delay itself is measured by ui.devtools.loadtest.
         assert time.monotonic() - started < 2.5
         assert browser.evaluate(SHOWN_TOTALS) == expected_totals(kiosk)
     text = browser.text()

@@ -1,10 +1,10 @@
-"""A short run of the load test (`python -m ui.share.loadtest` runs the full minute with 32 phones)."""
+"""A short run of the load test (`python -m ui.devtools.loadtest` runs the full minute with 32 phones)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ui.share.loadtest import report, run
+from ui.devtools.loadtest import report, run
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

@@ -88,7 +88,7 @@ def test_a_confirmed_round_is_pushed_to_a_following_phone(server: ShareServer, k
             confirmed = time.monotonic()
             play(kiosk, caller, hands)
             data, arrived = phone.next_snapshot()
-            # Pushed, not found by a poll (every 3 s); the delay itself is measured by ui.share.loadtest.
+            # Pushed, not found by a poll (every 3 s); the delay itself is measured by ui.devtools.loadtest.
             assert arrived - confirmed < 2.5
             assert totals(data) == {r.name: r.total for r in boards.jhyap_board(kiosk.log).rows}
     finally:

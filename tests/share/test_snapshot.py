@@ -10,9 +10,9 @@ import pytest
 
 from tests.share.conftest import PLAYERS, ROUND1, ROUND2, play
 from ui import i18n
+from ui.devtools.shots import sample_night
 from ui.logic import boards
 from ui.logic.kiosk import Kiosk
-from ui.share.shots import sample_night
 from ui.share.snapshot import snapshot
 from ui.store import Store
 

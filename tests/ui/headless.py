@@ -32,10 +32,10 @@ def headless_env(tmp_path: Path) -> dict[str, str]:
 
 
 def run_demo(tmp_path: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    """``python -m ui.demo ARGS`` in a headless Kivy, from the repository root, its output captured.
+    """``python -m ui.devtools.demo ARGS`` in a headless Kivy, from the repository root, its output captured.
     ``timeout`` is a hang guard only: a loaded machine makes the demo several times slower."""
     return subprocess.run(
-        [sys.executable, "-m", "ui.demo", *args],
+        [sys.executable, "-m", "ui.devtools.demo", *args],
         cwd=ROOT,
         env=headless_env(tmp_path),
         capture_output=True,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui.headless import ROOT, demo_result, headless_env, result_line, run_demo
-from ui.demo import DEALS, PLAYERS, ROUNDS
+from ui.devtools.demo import DEALS, PLAYERS, ROUNDS
 from ui.store import GameStatus, Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1000)]
@@ -87,7 +87,7 @@ def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> Non
         [
             sys.executable,
             "-m",
-            "ui.demo",
+            "ui.devtools.demo",
             "--script",
             "crash",
             "--size",

@@ -3,7 +3,7 @@
 Off until switched on (Settings, or ``tabletally kiosk --share``). :mod:`ui.share.server` is the server the
 kiosk holds, :mod:`ui.share.snapshot` what the phones see (built from :mod:`ui.logic.boards`),
 :mod:`ui.share.static` the page, :mod:`ui.share.qr` the address as a QR code, :mod:`ui.share.net` the
-machine's home-network addresses, :mod:`ui.share.loadtest` the load test.
+machine's home-network addresses, :mod:`ui.devtools.loadtest` the load test.
 """
 
 DEFAULT_PORT = 8088

@@ -1,8 +1,8 @@
 """The scripted headless demo: plays a whole Jhyap game and Seep deals on the real Kivy kiosk with simulated
 touches, and saves a screenshot of every screen at 800x480 and 720x1280.
 
-    python -m ui.demo --out screenshots            # both sizes (one process each), headless
-    python -m ui.demo --out DIR --size portrait    # one size
+    python -m ui.devtools.demo --out screenshots            # both sizes (one process each), headless
+    python -m ui.devtools.demo --out DIR --size portrait    # one size
 
 The camera is the folder camera over the bundled demo photos (vision/demo/) when they exist; each scan is
 read by the real detector when models/cards.onnx exists. Whatever the camera read, the script then makes each
@@ -1110,7 +1110,7 @@ def _demo_camera() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ui.demo", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ui.devtools.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=None, help="folder for the screenshots (one subfolder per size)")
     parser.add_argument("--size", choices=[*SIZES, "both"], default="both")
     parser.add_argument("--script", choices=list(SCRIPTS), default="full")
@@ -1123,7 +1123,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_in_process(args)
     status = 0
     for size in SIZES:
-        cmd = [sys.executable, "-m", "ui.demo", "--size", size, "--script", args.script]
+        cmd = [sys.executable, "-m", "ui.devtools.demo", "--size", size, "--script", args.script]
         for flag in ("out", "camera", "model", "language"):
             value = getattr(args, flag)
             if value:
@@ -1133,7 +1133,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {size}: {' '.join(cmd)}", flush=True)
         status |= subprocess.call(cmd)
     if args.out and args.script == "full":  # the phones' page in a real browser, 360x740 and 740x360
-        cmd = [sys.executable, "-m", "ui.share.shots", "--out", str(Path(args.out) / "phone")]
+        cmd = [sys.executable, "-m", "ui.devtools.shots", "--out", str(Path(args.out) / "phone")]
         cmd += ["--language", args.language]
         print(f"== phone: {' '.join(cmd)}", flush=True)
         status |= subprocess.call(cmd)

@@ -1,6 +1,6 @@
 """Screenshots of the phone page in a real browser (headless Chromium): 360x740 and 740x360, light and dark.
 
-    python -m ui.share.shots --out screenshots/phone     # `make demo` runs it after the kiosk's screenshots
+    python -m ui.devtools.shots --out screenshots/phone   # `make demo` runs it after the kiosk screenshots
 
 It plays a short night through the kiosk's own logic (a Seep game of three deals, then a Jhyap game of three
 rounds still being played, names in Latin and Devanagari), serves it on loopback and photographs the page.
@@ -13,9 +13,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ui.demo import PLAYERS, ROUNDS
+from ui.devtools.browser import Chromium, find_chromium
+from ui.devtools.demo import PLAYERS, ROUNDS
 from ui.logic.kiosk import Kiosk
-from ui.share.browser import Chromium, find_chromium
 from ui.share.server import ShareServer
 from ui.store import Store
 
@@ -108,7 +108,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ui.share.shots", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ui.devtools.shots", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("screenshots/phone"))
     parser.add_argument("--language", default="en", help="language of the page's words (en, ne, hi)")
     parser.add_argument(
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     set_digits(args.digits)  # and the page writes its numbers in these digits
     if find_chromium() is None:
         print(
-            "ui.share.shots: no chromium here (Debian package chromium): no phone screenshots",
+            "ui.devtools.shots: no chromium here (Debian package chromium): no phone screenshots",
             file=sys.stderr,
         )
         return 1

@@ -1,8 +1,8 @@
 """Load test of the phones' scoreboard on loopback: many phones follow the live stream while the kiosk
 confirms rounds, and the kiosk's own tap-to-result is timed with and without phones connected, in one run.
 
-    python -m ui.share.loadtest                          # 32 phones for 60 s, a round every second
-    python -m ui.share.loadtest --clients 8 --seconds 5  # a quick look
+    python -m ui.devtools.loadtest                          # 32 phones for 60 s, a round every second
+    python -m ui.devtools.loadtest --clients 8 --seconds 5  # a quick look
 
 This process is the kiosk: its record, its :class:`~ui.logic.kiosk.Kiosk` and the real server in its
 background thread. The phones are a second process (asyncio, one connection each, reading the server-sent
@@ -283,7 +283,9 @@ def report(result: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ui.share.loadtest", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m ui.devtools.loadtest", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--clients", type=int, default=32, help="phones during the load (default 32)")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the load (default 60)")
     parser.add_argument("--every", type=float, default=1.0, help="seconds between rounds (default 1)")
