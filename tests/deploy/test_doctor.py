@@ -376,7 +376,10 @@ def test_no_database_yet_is_fine_when_the_folder_is_writable(tmp_path: Path) -> 
 def test_file_that_is_not_a_database_is_a_problem(tmp_path: Path) -> None:
     (tmp_path / "tabletally.sqlite3").write_bytes(b"this is a shopping list, not a database" * 50)
     check = check_database(tmp_path)
-    assert check.status is Status.FAIL and ".recover" in check.fix
+    # The rescue is TableTally's own (tabletally export reads past damaged pages), not the sqlite3 CLI's
+    # .recover, which Debian 12's sqlite3 3.40.1 cannot run ("no such table: sqlite_dbpage").
+    assert check.status is Status.FAIL and "tabletally export --data-dir" in check.fix
+    assert ".recover" not in check.fix
 
 
 def test_damaged_database_is_found_by_the_integrity_check(tmp_path: Path) -> None:
@@ -421,6 +424,49 @@ def test_busy_database_is_a_warning(tmp_path: Path) -> None:
         writer.execute("ROLLBACK")
         writer.close()
     assert check.status is Status.WARN and "busy" in check.summary
+
+
+def test_an_intact_record_on_a_full_disk_is_not_called_writable(tmp_path: Path) -> None:
+    _db(tmp_path)
+    check = check_database(tmp_path, _usage(0.05))
+    assert check.status is Status.FAIL
+    assert "cannot take new rounds: the disk is full (51 MB free)" in check.summary
+    assert "writable" not in check.summary and "disk check" in check.fix
+    assert check_database(tmp_path, _usage(20.0)).status is Status.OK  # the same record with room
+
+
+def test_no_record_yet_on_a_full_disk_cannot_be_created(tmp_path: Path) -> None:
+    check = check_database(tmp_path / "data", _usage(0.05))
+    assert check.status is Status.FAIL and "cannot create the database" in check.summary
+    assert "the disk is full" in check.summary and "chown" not in check.fix
+
+
+def test_no_record_on_a_read_only_file_system_is_not_told_to_chown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The card is mounted read-only (statvfs says ST_RDONLY) and no record exists yet: chown cannot help;
+    the fix is the card, as the kiosk's own screen says ("The SD card is read-only")."""
+    real_statvfs, real_access = os.statvfs, os.access
+
+    class ReadOnly:
+        def __init__(self, path: Any) -> None:
+            self.real = real_statvfs(path)
+            self.f_flag = self.real.f_flag | os.ST_RDONLY
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.real, name)
+
+    monkeypatch.setattr(os, "statvfs", ReadOnly)
+    monkeypatch.setattr(
+        os, "access", lambda path, mode: not mode & os.W_OK and real_access(path, mode)
+    )  # nothing on a read-only mount is writable, even for root
+    check = check_database(tmp_path / "data")
+    assert check.status is Status.FAIL
+    assert (
+        check.summary
+        == f"cannot create the database: the file system holding {tmp_path} is mounted read-only"
+    )
+    assert "chown" not in check.fix and "replace the card" in check.fix
 
 
 # --- disk ---
@@ -484,7 +530,8 @@ def test_doctor_exits_1_and_says_what_is_wrong(tmp_path: Path, model: Path, caps
     assert status == 1
     assert out.startswith("TableTally doctor\n")
     assert "PROBLEM  camera" in out and "PROBLEM  disk" in out and "ok       model" in out
-    assert "2 problem(s)" in out
+    assert "PROBLEM  database" in out  # no room for the record it would create
+    assert "3 problem(s)" in out
 
 
 def test_doctor_exits_0_when_only_warnings(tmp_path: Path, model: Path, capsys) -> None:

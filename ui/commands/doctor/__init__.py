@@ -122,7 +122,7 @@ def run_checks(
     if CheckName.DISPLAY not in skip:
         checks.append(check_display(env, probes.drm_root, probes.input_root, probes.dev_root, probes.x11_dir))
     if CheckName.DATABASE not in skip:
-        checks.append(check_database(data_dir))
+        checks.append(check_database(data_dir, probes.disk_usage))
     if CheckName.DISK not in skip:
         checks.append(check_disk(data_dir, probes.disk_usage))
     if CheckName.SHARING not in skip:

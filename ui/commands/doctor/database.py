@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ui.commands.doctor.base import MB, Check, CheckName, Status
-from ui.commands.doctor.disk import writable_dir
+from ui.commands.doctor.disk import DISK_FAIL_MB, writable_dir
 from ui.commands.doctor.settings import DB_NAME, ENV_FILE
 
 
-def check_database(data_dir: Path) -> Check:
-    """Is the game-night record TableTally's, of this version, intact and writable by this account?
+def check_database(data_dir: Path, usage: Callable[[Path], Any] = shutil.disk_usage) -> Check:
+    """Is the game-night record TableTally's, of this version, intact and writable by this account, with
+    room on the disk to take the next round?
 
     It reads the file the way the kiosk checks it before opening (:func:`ui.store.check_record`), and never
     writes to it: another program's database, or a newer TableTally's record, is reported, not changed.
+    ``usage``: the free space of a folder (:func:`shutil.disk_usage`), as the disk check reads it.
     """
+    from ui.logic.faults import read_only_filesystem
     from ui.store import Fault, RecordFault, check_record, fault_of
 
     db = data_dir / DB_NAME
@@ -27,8 +32,27 @@ def check_database(data_dir: Path) -> Check:
         "(deploy/install.sh sets this up; the account is User= in /etc/systemd/system/"
         "tabletally-kiosk.service)."
     )
+    full_fix = (
+        "The disk is full: see the disk check below. The kiosk's full-disk screen offers to delete the "
+        "photos of earlier nights."
+    )
     if not db.exists():
         ok, folder = writable_dir(data_dir)
+        if not ok and read_only_filesystem(folder):  # chown cannot help: the card (or its mount) is read-only
+            return Check(
+                CheckName.DATABASE,
+                Status.FAIL,
+                f"cannot create the database: the file system holding {folder} is mounted read-only",
+                "A failing SD card often turns read-only: replace the card (no games are recorded on it "
+                "yet), or give the kiosk a data folder on a writable disk (TABLETALLY_DATA_DIR in "
+                f"{ENV_FILE.with_name('local.env')}). Check with: mount | grep ' ro,'",
+                details,
+            )
+        full = _no_room(folder, usage)
+        if ok and full:
+            return Check(
+                CheckName.DATABASE, Status.FAIL, f"cannot create the database {db}: {full}", full_fix, details
+            )
         if ok:
             return Check(
                 CheckName.DATABASE,
@@ -47,8 +71,6 @@ def check_database(data_dir: Path) -> Check:
     # Permissions first: a record this account may not read or write is not damaged, and chown fixes it.
     # SQLite also needs to create its -wal and -shm files beside the record.
     unwritable = [str(p) for p in (db, data_dir) if not os.access(p, os.R_OK | os.W_OK)]
-    from ui.logic.faults import read_only_filesystem
-
     if unwritable and read_only_filesystem(data_dir):
         return Check(
             CheckName.DATABASE,
@@ -68,9 +90,8 @@ def check_database(data_dir: Path) -> Check:
         )
     damaged_fix = (
         "The kiosk offers to set the damaged record aside (renamed, never deleted) and start a fresh one, "
-        "exporting every game it can still read. To rescue more by hand: stop the kiosk (sudo systemctl "
-        f"stop tabletally-kiosk), keep a copy of the file, then sqlite3 {db} .recover | sqlite3 "
-        f"{db}.recovered and move the recovered file in its place."
+        "exporting every game it can still read. To save the games by hand first: tabletally export "
+        f"--data-dir {data_dir} --out <folder> (it reads past damaged pages and changes nothing)."
     )
     fixes = {
         Fault.CORRUPT: damaged_fix,
@@ -81,7 +102,7 @@ def check_database(data_dir: Path) -> Check:
         ),
         Fault.NEWER: "A newer TableTally wrote this record: update this one (sudo deploy/update.sh).",
         Fault.READ_ONLY: chown_fix,
-        Fault.FULL: "The disk is full: see the disk check below.",
+        Fault.FULL: full_fix,
         Fault.BUSY: "If the kiosk is running this is normal; otherwise look for a stuck program: fuser -v "
         + str(db),
         Fault.IO: "The SD card fails to read: copy the data folder off now, then replace the card.",
@@ -145,12 +166,33 @@ def check_database(data_dir: Path) -> Check:
             details,
         )
     games = f", {details['games']} games" if "games" in details else ""
+    full = _no_room(data_dir, usage)
+    if full:
+        return Check(
+            CheckName.DATABASE,
+            Status.FAIL,
+            f"{db} opens, is TableTally's and intact, but cannot take new rounds: {full}",
+            full_fix,
+            details,
+        )
     return Check(
         CheckName.DATABASE,
         Status.OK,
         f"{db} opens, is TableTally's, intact and writable ({details['size_mb']} MB{games})",
         details=details,
     )
+
+
+def _no_room(folder: Path, usage: Callable[[Path], Any]) -> str:
+    """Why the disk holding ``folder`` has no room for the record ('' when it has, or cannot be read: the
+    disk check says so)."""
+    try:
+        free = usage(folder)[2]
+    except OSError:
+        return ""
+    if free / MB < DISK_FAIL_MB:
+        return f"the disk is full ({free / MB:.0f} MB free)"
+    return ""
 
 
 def _busy(db: Path) -> str:
