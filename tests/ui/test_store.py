@@ -128,10 +128,16 @@ def test_tonight_holds_games_since_six_in_the_morning(tmp_path: Path) -> None:
     assert night_of(dt.datetime(2026, 11, 29, 5, 59)) == dt.date(2026, 11, 28)
 
 
-def test_recent_names_are_most_recent_first_without_repeats(store: Store) -> None:
+def test_recent_names_are_the_most_recent_night_then_the_most_games_without_repeats(tmp_path: Path) -> None:
+    now = [dt.datetime(2026, 11, 20, 20, 0)]
+    store = Store(tmp_path, clock=lambda: now[0])
+    store.create_game("jhyap", {**JHYAP, "players": ["Chandra", "Bikash"]})
+    now[0] = dt.datetime(2026, 11, 27, 20, 0)  # a week later
     store.create_game("jhyap", {**JHYAP, "players": ["Asha", "Bikash"]})
-    store.create_game("seep", {"game": "seep", "teams": {"A": ["Priya", "Asha"], "B": ["Raj", "मीरा"]}})
-    assert store.recent_names() == ["Priya", "Asha", "Raj", "मीरा", "Bikash"]
+    now[0] = dt.datetime(2026, 11, 27, 21, 0)
+    store.create_game("seep", {"game": "seep", "teams": {"A": ["Priya", "asha"], "B": ["Raj", "मीरा"]}})
+    # asha is Asha; Asha and Bikash played twice, Asha last; Chandra not on the latest night
+    assert store.recent_names() == ["Asha", "Bikash", "Priya", "Raj", "मीरा", "Chandra"]
 
 
 def test_settings_round_trip(store: Store) -> None:

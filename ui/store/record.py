@@ -21,7 +21,11 @@ from ui.store.files import (
     private_dir,
     private_files,
 )
+from ui.store.migrations import migrate
+from ui.store.nights import Night, end_night, ended_nights, group_nights
 from ui.store.photos import PHOTO_RESERVE, photo_usage, write_photo
+from ui.store.players import Player, merge, names_of, rename, seat_game, seating
+from ui.store.players import players as players_of
 from ui.store.schema import (
     APPLICATION_ID,
     EVENT_INSERT,
@@ -29,7 +33,6 @@ from ui.store.schema import (
     GAME_COLS,
     SCAN_COLS,
     SCHEMA,
-    SCHEMA_VERSION,
     check_record,
 )
 from ui.store.values import Draft, GameRecord, GameStatus, ScanRecord, fold_events
@@ -66,10 +69,7 @@ class Store:
                 for statement in SCHEMA.split(";"):
                     if statement.strip():
                         self._db.execute(statement)
-                self._db.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+                self.migrated_from = migrate(self._db)
                 self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             private_files(self.path)
         except StoreError:
@@ -130,12 +130,53 @@ class Store:
         if kind not in ("jhyap", "seep"):
             raise StoreError(f"unknown game kind {kind!r} (expected 'jhyap' or 'seep')")
         definition = {k: v for k, v in definition.items() if k not in ("rounds", "deals")}
+        names = names_of(kind, definition)
         with self._tx() as db:
+            stamp = self._stamp()
             cur = db.execute(
                 "INSERT INTO games(kind, definition, created) VALUES (?, ?, ?)",
-                (kind, json.dumps(definition, ensure_ascii=False), self._stamp()),
+                (kind, json.dumps(definition, ensure_ascii=False), stamp),
             )
-            return int(cur.lastrowid or 0)
+            game_id = int(cur.lastrowid or 0)
+            seat_game(db, game_id, names, stamp)
+            return game_id
+
+    def add_game(
+        self,
+        log: Mapping[str, Any],
+        created: dt.datetime,
+        status: GameStatus,
+        winner: str | None,
+        same: Callable[[dict[str, Any]], bool],
+    ) -> tuple[int, bool]:
+        """Add a whole game from its log (an import), unless a game of the record is the same one
+        (``same(its log)``): the check and the adding are one transaction. Returns (the game's id, whether
+        it was added); its rounds or deals become ``add`` events stamped ``created``."""
+        kind = str(log.get("game"))
+        if kind not in ("jhyap", "seep"):
+            raise StoreError(f"unknown game kind {kind!r} (expected 'jhyap' or 'seep')")
+        key = "rounds" if kind == "jhyap" else "deals"
+        definition = {k: v for k, v in log.items() if k != key}
+        names = names_of(kind, definition)
+        stamp = created.isoformat(timespec="seconds")
+        with self._tx() as db:
+            rows = db.execute(f"SELECT {GAME_COLS} FROM games WHERE kind = ? ORDER BY id", (kind,)).fetchall()
+            for row in rows:
+                if same(self._record(row, db).log()):
+                    return int(row[0]), False
+            ended = None if status is GameStatus.PLAYING else stamp
+            cur = db.execute(
+                "INSERT INTO games(kind, definition, status, winner, created, ended) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (kind, json.dumps(definition, ensure_ascii=False), status.value, winner, stamp, ended),
+            )
+            game_id = int(cur.lastrowid or 0)
+            db.executemany(
+                EVENT_INSERT,
+                [(game_id, "add", None, json.dumps(e, ensure_ascii=False), stamp) for e in log[key]],
+            )
+            seat_game(db, game_id, names, stamp)
+            return game_id, True
 
     def game(self, game_id: int) -> GameRecord:
         rows = self._query(f"SELECT {GAME_COLS} FROM games WHERE id = ?", (game_id,))
@@ -143,9 +184,11 @@ class Store:
             raise StoreError(f"no game with id {game_id}")
         return self._record(rows[0])
 
-    def _record(self, row: tuple[Any, ...]) -> GameRecord:
+    def _record(self, row: tuple[Any, ...], db: sqlite3.Connection | None = None) -> GameRecord:
         game_id, kind, definition, status, winner, created, ended = row
-        events = self._query(EVENTS_OF, (game_id,))
+        events = (
+            self._query(EVENTS_OF, (game_id,)) if db is None else db.execute(EVENTS_OF, (game_id,)).fetchall()
+        )
         entries = fold_events([(a, p, json.loads(x) if x else None) for a, p, x in events])
         return GameRecord(
             id=game_id,
@@ -271,17 +314,74 @@ class Store:
         return [(a, p, json.loads(x) if x else None, dt.datetime.fromisoformat(c)) for a, p, x, c in rows]
 
     def recent_names(self, limit: int = 12) -> list[str]:
-        """Player names of recent games, most recent first, without repeats."""
-        names: list[str] = []
-        for (definition,) in self._query("SELECT definition FROM games ORDER BY id DESC LIMIT 50"):
-            data = json.loads(definition)
-            found = list(data.get("players", []))
-            for team in ("A", "B"):
-                found += list(data.get("teams", {}).get(team, []))
-            for name in found:
-                if name not in names:
-                    names.append(name)
-        return names[:limit]
+        """The names of past players, those of the most recent night first, then the most games played."""
+        return [p.name for p in self.players()[:limit]]
+
+    # -- players and nights ---------------------------------------------------------------------------
+    def players(self) -> list[Player]:
+        """Every player, those of the most recent night first, then the most games, then by name."""
+        with self._lock:
+            try:
+                return players_of(self._db)
+            except sqlite3.Error as exc:
+                raise as_fault(exc, self.path, "cannot read the record") from exc
+
+    def player(self, player_id: int) -> Player:
+        for found in self.players():
+            if found.id == player_id:
+                return found
+        raise StoreError(f"no player with id {player_id}")
+
+    def rename_player(self, player_id: int, name: str) -> str:
+        """Rename a player (the games keep the names played; every table shows the new one)."""
+        with self._tx() as db:
+            return rename(db, player_id, name)
+
+    def merge_players(self, keep: int, gone: int) -> None:
+        """Make ``gone`` and ``keep`` one player, named as ``keep`` (refused if they played together)."""
+        with self._tx() as db:
+            merge(db, keep, gone)
+
+    def seating(self) -> dict[int, tuple[int, ...]]:
+        """Every game's players by id, in seat order (Seep: team A, then team B)."""
+        with self._lock:
+            try:
+                return seating(self._db)
+            except sqlite3.Error as exc:
+                raise as_fault(exc, self.path, "cannot read the record") from exc
+
+    def nights(self) -> list[Night]:
+        """Every night with games, the most recent first."""
+        with self._lock:
+            try:
+                ended = ended_nights(self._db)
+            except sqlite3.Error as exc:
+                raise as_fault(exc, self.path, "cannot read the record") from exc
+        return group_nights(self.games(), ended)
+
+    def night(self, date: dt.date) -> Night:
+        start = dt.datetime.combine(date, dt.time(NIGHT_STARTS_HOUR))
+        games = [g for g in self.games(since=start) if night_of(g.created) == date]
+        with self._lock:
+            ended = ended_nights(self._db).get(date)
+        return Night(date, tuple(games), ended)
+
+    def end_night(self, date: dt.date | None = None) -> None:
+        """Note that a night (tonight by default) was ended: its story was told."""
+        with self._tx() as db:
+            end_night(db, date or night_of(self.clock()), self._stamp())
+
+    def story_due(self) -> Night | None:
+        """The latest night before tonight with games, when it was never ended (its story not yet told)."""
+        tonight = night_of(self.clock())
+        start = dt.datetime.combine(tonight, dt.time(NIGHT_STARTS_HOUR))
+        rows = self._query(
+            "SELECT created FROM games WHERE created < ? ORDER BY id DESC LIMIT 1", (start.isoformat(),)
+        )
+        if not rows:
+            return None
+        night = self.night(night_of(dt.datetime.fromisoformat(rows[0][0])))
+        return None if night.ended is not None else night
 
     # -- in-progress state ------------------------------------------------------------------------
     def save_draft(self, game_id: int, screen: str, state: Mapping[str, Any]) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ui.store.faults import Fault, RecordFault, as_fault
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: players, their seats in each game, the nights said good night to
 APPLICATION_ID = 0x54546C79  # "TTly": PRAGMA application_id of every TableTally record
 
 SCHEMA = """
@@ -47,6 +47,19 @@ CREATE TABLE IF NOT EXISTS scans (
     created TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL UNIQUE,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seat INTEGER NOT NULL,
+    player_id INTEGER NOT NULL REFERENCES players(id),
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX IF NOT EXISTS seats_player ON seats(player_id);
+CREATE TABLE IF NOT EXISTS nights (night TEXT PRIMARY KEY, ended TEXT NOT NULL);
 """
 GAME_COLS = "id, kind, definition, status, winner, created, ended"
 SCAN_COLS = "id, game_id, entry_number, target, photo, detected, confirmed, created"
