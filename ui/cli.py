@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "deck": ("ui.commands.deck", "teach the reader your own deck; list or remove taught decks"),
     "cameras": ("ui.commands.cameras", "list the cameras and whether each is available"),
     "doctor": ("ui.commands.doctor", "check camera, model, display, database and disk; say what to fix"),
+    "import": ("ui.commands.importing", "bring exported game logs into the record (never doubled)"),
+    "stats": ("ui.commands.stats", "print the all-time standings from the record (--json)"),
 }
 
 
