@@ -34,6 +34,7 @@ LABELS: dict[str, str] = {
     "deal": N_("Deal"),
     "tonight": N_("Tonight"),
     "standings": N_("Standings"),
+    "story": N_("The night's story"),
     "played": N_("Played"),
     "won": N_("Won"),
     "playing": N_("playing"),

@@ -4,8 +4,9 @@ Every number comes from :mod:`ui.logic.boards` (which reads the scorer's state t
 nothing here adds up a point. Numbers stay JSON numbers; ``digits`` gives the ten digits the kiosk writes
 them in (its Settings, through :func:`ui.i18n.digits_in`), and the page writes every number with those;
 ``language`` is the kiosk's language, which the page reloads to speak when it changes.
-Only tonight is shown: the game the kiosk has open (else tonight's latest game) and tonight's games and
-standings. No photos, no scans, nothing from earlier nights.
+Only tonight is shown: the game the kiosk has open (else tonight's latest game), tonight's games and
+standings, and the night's story so far (:mod:`ui.logic.alltime`, worded by :mod:`ui.logic.record_views`).
+No photos, no scans, nothing from earlier nights.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ui.i18n import digits_in, language
-from ui.logic import boards, games
+from ui.logic import alltime, boards, games
+from ui.logic.record_views import story_lines
 from ui.logic.scan import card_label
 from ui.store import GameRecord, GameStatus, Store, night_of
 
@@ -127,6 +129,15 @@ def game_view(record: GameRecord) -> dict[str, Any]:
     return view
 
 
+def tonight_story(store: Store, records: Sequence[GameRecord]) -> list[str]:
+    """Tonight's story so far, in sentences (none before the first game)."""
+    if not records:
+        return []
+    names = {p.id: p.name for p in store.players()}
+    facts = alltime.game_facts(records, store.seating(), names)
+    return story_lines(alltime.story(night_of(store.clock()), facts))
+
+
 def snapshot(store: Store, open_id: int | None) -> dict[str, Any]:
     """Tonight as the phones see it (without the version, which the server adds)."""
     records = store.tonight()
@@ -154,5 +165,6 @@ def snapshot(store: Store, open_id: int | None) -> dict[str, Any]:
                 {"name": s.name, "played": s.played, "won": s.won, "baazis": s.baazis}
                 for s in boards.standings(records)
             ],
+            "story": tonight_story(store, records),
         },
     }

@@ -30,7 +30,9 @@ from ui.store.files import (
     night_of,
     night_start,
 )
+from ui.store.nights import Night
 from ui.store.photos import PHOTO_RESERVE, delete_photos_before
+from ui.store.players import Player
 from ui.store.record import Store
 from ui.store.recovery import export_readable, set_aside
 from ui.store.schema import APPLICATION_ID, SCHEMA_VERSION, check_record
@@ -51,6 +53,8 @@ __all__ = [
     "Fault",
     "GameRecord",
     "GameStatus",
+    "Night",
+    "Player",
     "RecordFault",
     "ScanRecord",
     "Store",

@@ -220,6 +220,16 @@
     return c;
   }
 
+  // The night's story so far: sentences the kiosk wrote (its words and digits).
+  function story(data) {
+    const c = card(L.story);
+    c.id = "story";
+    const list = el("ul", "story");
+    data.tonight.story.forEach(function (line) { list.appendChild(el("li", "", line)); });
+    c.appendChild(list);
+    return c;
+  }
+
   // The page's words are the kiosk's language when the page was served: after a change in Settings, load
   // it again (once per snapshot, so a page can never reload in a loop).
   function sameLanguage(data) {
@@ -253,6 +263,7 @@
       if (game.entries) parts.push(chart(game));
     }
     if (data.tonight.games.length) parts.push(tonight(data));
+    if (data.tonight.story && data.tonight.story.length) parts.push(story(data));
     board.replaceChildren.apply(board, parts);
     board.dataset.version = data.version;
   }
