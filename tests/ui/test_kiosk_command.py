@@ -33,7 +33,7 @@ def test_an_unusable_data_dir_shows_the_fault_screen_instead_of_exiting(
     # The fault screen is the whole app until the players close it (under systemd an exit would be a
     # restart loop behind a black screen); here its run() only records what it was given. (Imported here:
     # Kivy at collection time makes torch's later import crash in the models tests.)
-    from ui.fault_screen import FaultApp
+    from ui.screens.fault import FaultApp
 
     shown: list[FaultApp] = []
     monkeypatch.setattr(FaultApp, "run", lambda self: shown.append(self))

@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
 def _show_fault(error: Exception, data_dir: Path, size: tuple[int, int], fullscreen: bool) -> int:
     """The fault screen as the whole app; returns 1 when the players close it without a fix."""
     configure_kivy(size, fullscreen)
-    from ui.fault_screen import FaultApp
+    from ui.screens.fault import FaultApp
     from ui.store import StoreError
 
     assert isinstance(error, StoreError)

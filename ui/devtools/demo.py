@@ -129,7 +129,8 @@ class Driver:
             stack.extend(reversed(w.children))
 
     def find(self, name: str) -> Any:
-        from ui.widgets import Btn, CardChip
+        from ui.widgets.basic import Btn
+        from ui.widgets.cards import CardChip
 
         for w in self.widgets():
             if isinstance(w, Btn | CardChip) and w.name == name:
@@ -168,7 +169,7 @@ class Driver:
         """Tap the round's photo beside its cards (a corner of it): it opens full screen."""
         from kivy.tests.common import UnitTestTouch
 
-        from ui.widgets import PhotoView
+        from ui.widgets.photo import PhotoView
 
         photo = next((w for w in self.widgets() if isinstance(w, PhotoView) and w.on_photo), None)
         if photo is None:
@@ -183,7 +184,7 @@ class Driver:
         """Tap the seats screen's photo at (fx, fy), fractions of the photo (0-1, y down)."""
         from kivy.tests.common import UnitTestTouch
 
-        from ui.round_screens import SeatView
+        from ui.screens.seats import SeatView
 
         view = next((w for w in self.widgets() if isinstance(w, SeatView)), None)
         if view is None:
@@ -202,7 +203,8 @@ class Driver:
         from kivy.core.window import Window
         from kivy.uix.scrollview import ScrollView
 
-        from ui.widgets import Btn, CardChip
+        from ui.widgets.basic import Btn
+        from ui.widgets.cards import CardChip
 
         for w in self.widgets():
             if not isinstance(w, Btn | CardChip) or w.get_root_window() is not Window:

@@ -12,7 +12,7 @@ from kivy.uix.gridlayout import GridLayout
 from kivy.uix.image import Image
 from kivy.uix.label import Label
 
-from ui.app import Base
+from ui.design import GOOD, MUTED, TEXT, TOUCH, WARN, font, landscape
 from ui.i18n import _, ngettext, num
 from ui.logic.deck_teach import (
     STEPS,
@@ -23,24 +23,11 @@ from ui.logic.deck_teach import (
     deck_label,
 )
 from ui.logic.scan import HandCard, card_label
-from ui.widgets import (
-    GOOD,
-    MUTED,
-    TEXT,
-    TOUCH,
-    WARN,
-    AutoLbl,
-    Btn,
-    CardPickerSheet,
-    Lbl,
-    NameKeyboardSheet,
-    font,
-    hbox,
-    landscape,
-    scroller,
-    texture_from_bgr,
-    vbox,
-)
+from ui.screens.base import Base
+from ui.widgets.basic import AutoLbl, Btn, Lbl, hbox, scroller, vbox
+from ui.widgets.cards import CardPickerSheet
+from ui.widgets.keyboard import NameKeyboardSheet
+from ui.widgets.photo import texture_from_bgr
 
 if TYPE_CHECKING:
     from ui.app import TableTallyApp
@@ -51,7 +38,7 @@ INK = (0.08, 0.08, 0.08, 1)
 
 
 def shelf_of(app: TableTallyApp) -> Any:
-    from vision.deck import DeckShelf
+    from vision.deck.shelf import DeckShelf
 
     return DeckShelf(app.kiosk.store.data_dir)
 
@@ -163,7 +150,7 @@ class DeckScreen(Base):
             def detector() -> Any:
                 loaded = scanner.loaded_detector()
                 if loaded is None:
-                    from vision.errors import ModelError
+                    from vision.base.errors import ModelError
 
                     raise ModelError("the card model is missing")
                 return loaded
@@ -240,7 +227,7 @@ class DeckScreen(Base):
         app = self.app
 
         def work() -> None:
-            from vision.deck import DeckError
+            from vision.deck.memory import DeckError
 
             try:
                 detector = app.scanner.loaded_detector()

@@ -22,9 +22,10 @@ from kivy.clock import Clock
 from kivy.metrics import dp
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 
+from ui.design import setup_theme
 from ui.logic.faults import Action, FaultFlow, action_label
 from ui.store import RecordFault, StoreError, fault_of
-from ui.widgets import AutoLbl, Btn, Lbl, Panel, hbox, scroller, setup_theme, vbox
+from ui.widgets.basic import AutoLbl, Btn, Lbl, Panel, hbox, scroller, vbox
 
 if TYPE_CHECKING:
     from ui.app import TableTallyApp

@@ -15,26 +15,12 @@ from kivy.graphics import Color, Ellipse, Line
 from kivy.metrics import dp
 from kivy.uix.label import Label
 
-from ui.app import Base
+from ui.design import GOOD, MUTED, TEXT, TOUCH, WARN, font, holder_colour
 from ui.i18n import _, ngettext, num
 from ui.logic.camera_check import CameraCheck, needs_check, opens_at_start, remember
-from ui.round_screens import holder_colour
-from ui.widgets import (
-    GOOD,
-    MUTED,
-    TEXT,
-    TOUCH,
-    WARN,
-    AutoLbl,
-    Btn,
-    Lbl,
-    PhotoView,
-    font,
-    hbox,
-    scroller,
-    split_body,
-    vbox,
-)
+from ui.screens.base import Base
+from ui.widgets.basic import AutoLbl, Btn, Lbl, hbox, scroller, split_body, vbox
+from ui.widgets.photo import PhotoView
 
 if TYPE_CHECKING:
     from ui.app import TableTallyApp
@@ -161,7 +147,7 @@ class CameraCheckScreen(Base):
     # -- the live view -----------------------------------------------------------------------------------
     def still_camera(self) -> bool:
         """Whether the camera is a folder of photos (the demo): its "live view" is one photo, kept."""
-        from vision.camera import FolderCamera
+        from vision.cameras import FolderCamera
 
         return isinstance(self.app.scanner.camera, FolderCamera)
 
