@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("ui.commands.doctor", "check camera, model, display, database and disk; say what to fix"),
     "import": ("ui.commands.importing", "bring exported game logs into the record (never doubled)"),
     "stats": ("ui.commands.stats", "print the all-time standings from the record (--json)"),
+    "export": ("ui.commands.export", "write every game of the record as files, even from a damaged record"),
 }
 
 

@@ -5,8 +5,10 @@ never changed; a damaged record is set aside (renamed, with its readable games e
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import errno
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
@@ -20,18 +22,25 @@ import pytest
 from ui import i18n
 from ui.logic.faults import Action, FaultFlow, problem_for
 from ui.logic.kiosk import Kiosk
-from ui.store import DB_NAME, Fault, RecordFault, Store, StoreError, set_aside
+from ui.store import DB_NAME, Fault, GameStatus, RecordFault, Store, StoreError, set_aside
 
 JHYAP = {"game": "jhyap", "players": ["Asha", "Bikash"], "rules": {}}
 ROUND = {"caller": "Asha", "hands": {"Asha": ["AS"], "Bikash": ["KS"]}}
+OTHER = [
+    rank + suit for suit in "HDCS" for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+]
 
 
 def filled(data: Path, games: int = 40, rounds: int = 30) -> Path:
-    store = Store(data)
-    for _ in range(games):
-        gid = store.create_game("jhyap", JHYAP)
+    """A record of ``games`` Jhyap games played one after the other, a minute per round, each finished."""
+    moments = (dt.datetime(2026, 12, 5, 18, 0) + dt.timedelta(minutes=n) for n in itertools.count())
+    store = Store(data, clock=lambda: next(moments))
+    for n in range(games):
+        other = "Bikash" if n == 0 else f"Bikash {n + 1}"  # no two games are the same game
+        gid = store.create_game("jhyap", {**JHYAP, "players": ["Asha", other]})
         for _ in range(rounds):
-            store.add_entry(gid, ROUND)
+            store.add_entry(gid, {**ROUND, "hands": {"Asha": ["AS"], other: ["KS"]}})
+        store.set_status(gid, GameStatus.FINISHED, "Asha")
     store.close()
     return data / DB_NAME
 
@@ -68,20 +77,26 @@ def test_a_damaged_record_is_set_aside_after_a_yes_with_its_readable_games_expor
     with open(db, "r+b") as fh:
         fh.seek(size - 3 * 8192)
         fh.write(os.urandom(8192))
+    damaged = digest(db)
     flow = FaultFlow(open_fault(tmp_path), tmp_path)
     assert flow.act(Action.FRESH_RECORD) is False  # asks first
     assert flow.question is not None and db.exists()
     assert flow.act(Action.CONFIRM_FRESH) is False  # says what it did
-    assert not db.exists()
-    assert flow.set_aside_as is not None and flow.set_aside_as.exists()  # renamed, not deleted
+    assert flow.set_aside_as is not None and digest(flow.set_aside_as) == damaged  # renamed, not deleted
     exported = sorted((tmp_path / "exports").glob("recovered-*/*.json"))
-    assert 30 <= len(exported) < 40  # the games whose pages were not hit
+    assert 30 <= len(exported) < 40  # the games whose pages were not hit, each read whole
+    assert len(list((tmp_path / "exports").glob("recovered-*/*.csv"))) == len(exported)
     log = json.loads(exported[0].read_text(encoding="utf-8"))
-    assert log["rounds"] == [ROUND] * 30
-    assert "games were exported" in flow.problem.lines[0]
+    assert len(log["rounds"]) == 30 and log["rounds"][0]["hands"]["Asha"] == ["AS"]
+    lines = flow.problem.lines
+    assert lines[0] == f"The damaged record is kept as {flow.set_aside_as.name}."
+    assert lines[1] == f"Saved: {len(exported)} of 40 games, with {30 * len(exported)} rounds and deals."
+    assert lines[2].startswith(f"Could not be saved whole: {40 - len(exported)} games (")
+    assert lines[3] == "The saved games are back in the fresh record."
     assert flow.act(Action.START) is True
     fresh = Store(tmp_path)
-    assert fresh.games() == []
+    assert len(fresh.games()) == len(exported)  # taken back into the fresh record
+    assert all(len(g.entries) == 30 and g.status is GameStatus.FINISHED for g in fresh.games())
 
 
 def test_a_file_that_is_not_a_database_is_a_damaged_record(tmp_path: Path) -> None:

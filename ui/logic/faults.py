@@ -12,12 +12,14 @@ from __future__ import annotations
 import datetime as dt
 import getpass
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from ui.i18n import _, ngettext, num
+from ui.logic.rescue import Saved, save_games, take_back
 from ui.store import (
     DB_NAME,
     Fault,
@@ -28,6 +30,7 @@ from ui.store import (
     night_start,
     set_aside,
 )
+from ui.store.files import private_dir
 
 
 class Action(Enum):
@@ -269,18 +272,13 @@ class FaultFlow:
         if action is Action.CONFIRM_FRESH:
             if self.store is not None:
                 self.store.close()
-            aside, exported = set_aside(self.data_dir, self.clock)
+            aside, lines = self._fresh_record()
             self.set_aside_as = aside
-            self.outcome = ngettext(
-                "The damaged record is kept as {file}; {n} game was exported.",
-                "The damaged record is kept as {file}; {n} games were exported.",
-                len(exported),
-            ).format(file=aside.name, n=num(len(exported)))
             self.asking = False
             self.problem = Problem(
                 None,
                 _("A fresh record is ready"),
-                (self.outcome, _("The kiosk starts again on the fresh record.")),
+                (*lines, _("The kiosk starts again on the fresh record.")),
                 (Action.START,),
                 aside,
             )
@@ -297,6 +295,51 @@ class FaultFlow:
             self.problem = problem_for(self.exc, self.data_dir, in_game=self.store is not None)
             return False
         return True  # RETRY, START, BACK
+
+    def _fresh_record(self) -> tuple[Path, list[str]]:
+        """Save every game the damaged record still holds (JSON logs and CSVs, ui.logic.rescue), set it
+        aside, start the fresh record and take the games saved whole back into it. Returns the file set
+        aside and what the players read: how many games and rounds were saved, how many could not be."""
+        saved: list[Saved] = []
+
+        def export(db_path: Path, folder: Path) -> list[Path]:
+            private_dir(folder)
+            saved.append(save_games(db_path, folder))
+            return list(saved[0].files)
+
+        aside, _files = set_aside(self.data_dir, self.clock, export)
+        found = saved[0]
+        for problem in found.problems:  # for whoever looks at the kiosk's log
+            print(f"tabletally: damaged record {aside.name}: {problem}", file=sys.stderr)
+        lines = [
+            _("The damaged record is kept as {file}.").format(file=aside.name),
+            _("Saved: {games} of {total} games, with {rounds} rounds and deals.").format(
+                games=num(len(found.games)), total=num(found.total), rounds=num(found.rounds)
+            ),
+        ]
+        if found.not_saved:
+            lines.append(
+                _(
+                    "Could not be saved whole: {games} games ({rounds} rounds and deals); what could be "
+                    "read is in the exports folder."
+                ).format(games=num(found.not_saved), rounds=num(found.lost_rounds))
+            )
+        if found.games:
+            try:
+                fresh = Store(self.data_dir, clock=self.clock)
+                try:
+                    take_back(fresh, found)
+                finally:
+                    fresh.close()
+                lines.append(_("The saved games are back in the fresh record."))
+            except (StoreError, ValueError) as exc:
+                print(
+                    f"tabletally: the fresh record did not take the saved games back: {exc}", file=sys.stderr
+                )
+                lines.append(
+                    _("The saved games are in the exports folder; the fresh record could not take them back.")
+                )
+        return aside, lines
 
     def fix_failed(self, exc: StoreError) -> None:
         """The fix itself failed (the folder is read-only too, say): the outcome says so and what to do, in

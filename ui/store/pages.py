@@ -9,7 +9,7 @@ the rest are still read. The format is SQLite's documented file format (https://
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,17 +102,23 @@ class PageFile:
             page_size = 65536 if page_size == 1 else page_size
             reserved = data[20]
         problems = []
+        wal_path = Path(f"{path}-wal")
+        try:
+            wal = wal_path.read_bytes() if wal_path.is_file() else b""
+        except OSError as exc:
+            wal = b""
+            problems.append(f"the write-ahead log cannot be read: {exc}")
         if page_size not in PAGE_SIZES or reserved >= page_size // 2:
             header_ok, reserved = False, 0
-            page_size = _guess_page_size(data)
+            in_wal = struct.unpack(">I", wal[8:12])[0] if len(wal) >= 32 else 0
+            page_size = in_wal if in_wal in PAGE_SIZES else _guess_page_size(data)
             problems.append(f"the file's header is damaged: pages read as {page_size} bytes")
         pages = {n + 1: data[n * page_size : (n + 1) * page_size] for n in range(len(data) // page_size)}
         found = cls(pages, page_size, reserved, header_ok, problems=problems)
-        wal = Path(f"{path}-wal")
-        if wal.is_file():
+        if wal:
             try:
-                found.wal_frames = found.lay_wal(wal.read_bytes())
-            except (OSError, PageError, struct.error) as exc:
+                found.wal_frames = found.lay_wal(wal)
+            except (PageError, struct.error) as exc:
                 found.problems.append(f"the write-ahead log cannot be read: {exc}")
         return found
 
@@ -288,11 +294,13 @@ def _guess_page_size(data: bytes) -> int:
         for size in PAGE_SIZES
     }
     best = max(found.values())
+    if best == 0:
+        return PAGE_SIZES[0]  # SQLite's default, TableTally's
     return max(size for size, count in found.items() if count >= 0.9 * best)
 
 
 def table_rows(
-    found: PageFile, shapes: dict[str, Callable[[tuple[Any, ...]], bool]]
+    found: PageFile, shapes: Mapping[str, Callable[[tuple[Any, ...]], bool]]
 ) -> dict[str, dict[int, tuple[Any, ...]]]:
     """The rows of the tables named in ``shapes`` (each with the test a row of it passes), page by page.
 
@@ -317,7 +325,9 @@ def table_rows(
                     if shapes[name](values):
                         rows[name][rowid] = values
     free = found.freelist()
-    loose = [n for n in sorted(found.pages) if n not in seen and n not in free and found.kind(n) == TABLE_LEAF]
+    loose = [
+        n for n in sorted(found.pages) if n not in seen and n not in free and found.kind(n) == TABLE_LEAF
+    ]
     for number in loose:
         for rowid, values in found.leaf_rows(number):
             for name, fits in shapes.items():

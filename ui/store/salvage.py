@@ -78,7 +78,7 @@ SHAPES = {"games": _games_row, "events": _events_row, "sqlite_sequence": _sequen
 class Depth(Enum):
     """How deep the reading had to go (the deepest one any table needed)."""
 
-    TABLES = "tables"  # every table read whole, past any broken index
+    TABLES = "whole, past its indexes"  # every table read whole, past any broken index
     TABLE_BY_TABLE = "table by table"  # some table failed part-way; the others were read whole
     PAGES = "page by page"  # some rows were read from the file's pages
 
@@ -117,15 +117,16 @@ class Salvage:
         return len(self.partial) + len(self.lost)
 
 
-def _sql_rows(db_path: Path) -> tuple[dict[str, dict[int, tuple[Any, ...]]], list[str]]:
-    """Each table's rows (rowid -> the values after the rowid) as far as SQLite reads them, and the tables
-    it failed on (each with why)."""
+def _sql_rows(db_path: Path) -> tuple[dict[str, dict[int, tuple[Any, ...]]], list[str], list[str]]:
+    """Each table's rows (rowid -> the values after the rowid) as far as SQLite reads them, the tables it
+    failed on (each with why), and what SQLite's quick check finds damaged."""
     rows: dict[str, dict[int, tuple[Any, ...]]] = {name: {} for name in QUERIES}
     failed: list[str] = []
+    damaged: list[str] = []
     try:
         db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=2)
     except sqlite3.Error as exc:
-        return rows, [f"the record does not open: {exc}"]
+        return rows, [f"the record does not open: {exc}"], damaged
     try:
         for name, query in QUERIES.items():
             try:
@@ -135,9 +136,15 @@ def _sql_rows(db_path: Path) -> tuple[dict[str, dict[int, tuple[Any, ...]]], lis
                         rows[name][int(rowid)] = tuple(values)
             except sqlite3.Error as exc:
                 failed.append(f"{name}: {exc}")
+        try:  # what is damaged, if anything: the indexes the scans above went past, say
+            checked = [str(r[0]) for r in db.execute("PRAGMA quick_check(3)")]
+            if checked != ["ok"]:
+                damaged.append("damaged: " + "; ".join(" ".join(c.split()) for c in checked)[:300])
+        except sqlite3.Error as exc:
+            damaged.append(f"damaged: {exc}")
     finally:
         db.close()
-    return rows, failed
+    return rows, failed, damaged
 
 
 def _sequence(rows: Mapping[int, tuple[Any, ...]]) -> dict[str, int]:
@@ -160,8 +167,8 @@ def _missing(ids: Iterable[int], last: int) -> list[tuple[int, int]]:
 
 def salvage(db_path: Path) -> Salvage:
     """Read every game ``db_path`` still holds (see the module's text); it changes nothing."""
-    rows, failed = _sql_rows(db_path)
-    problems = list(failed)
+    rows, failed, damaged = _sql_rows(db_path)
+    problems = [*failed, *damaged]
     depth = Depth.TABLE_BY_TABLE if failed else Depth.TABLES
     games = {k: v for k, v in rows["games"].items() if _games_row(v)}
     events = {k: v for k, v in rows["events"].items() if _events_row(v)}
@@ -214,7 +221,10 @@ def _assemble(
         by_game.setdefault(int(game_id), []).append((action, position, data))
     gaps = _missing(events, last_event)
     windows = [
-        (_when(events[a - 1][5]) if a - 1 in events else None, _when(events[b + 1][5]) if b + 1 in events else None)
+        (
+            _when(events[a - 1][5]) if a - 1 in events else None,
+            _when(events[b + 1][5]) if b + 1 in events else None,
+        )
         for a, b in gaps
     ]
     whole: list[GameRecord] = []
