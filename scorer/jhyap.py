@@ -84,7 +84,10 @@ class JhyapRules:
     def __post_init__(self) -> None:
         check_rule_numbers(self, ("max_score", "call_limit", "caller_penalty", "hand_limit"), JhyapError)
         if self.max_score < 1:
-            raise JhyapError(f"rules: max_score must be at least 1, got {self.max_score}")
+            raise JhyapError(
+                f"rules: max_score must be at least 1 (a game to 0 puts out every player who scores), "
+                f"got {self.max_score}"
+            )
         if self.hand_limit < 1:
             raise JhyapError(f"rules: hand_limit must be at least 1, got {self.hand_limit}")
         for name in ("tie_penalizes_caller", "halve_exact"):

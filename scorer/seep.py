@@ -8,8 +8,11 @@ Rules (each house-rule variant is a field of :class:`SeepRules`):
   every other card. With both given, no card may be in both and their point cards together must be
   exactly the 17 point cards (cards that score nothing may be left out).
 * Each of the four players is dealt 12 cards and plays them one at a time, so a deal has 48 plays and
-  each team makes 24 of them (:data:`PLAYS_PER_TEAM`). A sweep is made by a play, so a team has at most
-  24 sweeps in a deal, at most one of all sweeps is on the first play and at most one on the last.
+  each team makes 24 of them (:data:`PLAYS_PER_TEAM`). A sweep is made by a play and empties the table,
+  so the next play cannot sweep: both teams together sweep at most 24 times a deal (:data:`MAX_SWEEPS`).
+  At most one of all sweeps is on the first play and at most one on the last. A sweep captures cards, so
+  a team that swept captured some: its list of captured cards is not empty (and when only the other
+  team's are given, they are not the whole deck).
 * A sweep scores ``sweep_points`` (50), ``first_sweep_points`` (25) on the first play of the deal,
   ``last_sweep_points`` (0) on the last play. A team's deal points are card points plus sweep points.
 * A team whose deal points are under ``min_points`` loses the baazi at once (reason
@@ -34,6 +37,8 @@ from scorer.errors import SeepError
 
 __all__ = [
     "DECK",
+    "MAX_SWEEPS",
+    "PLAYS_PER_DEAL",
     "PLAYS_PER_TEAM",
     "POINT_CARDS",
     "TOTAL_POINTS",
@@ -87,7 +92,14 @@ CARDS_PER_PLAYER = 12
 """Each player's cards in a deal (4 on the floor + 4 x 12 in hand = the 52-card deck)."""
 
 PLAYS_PER_TEAM = 2 * CARDS_PER_PLAYER
-"""The plays a team makes in a deal, one per card its two players hold: the most sweeps it can make."""
+"""The plays a team makes in a deal, one per card its two players hold."""
+
+PLAYS_PER_DEAL = 2 * PLAYS_PER_TEAM
+"""The plays of a deal: 48."""
+
+MAX_SWEEPS = PLAYS_PER_DEAL // 2
+"""The most sweeps of both teams together in a deal: a sweep empties the table, so the play after it cannot
+sweep (it only lays a card down), and at most every other play of the 48 sweeps."""
 
 
 def _codes(cards: Iterable[Card]) -> str:
@@ -346,16 +358,33 @@ def _check_deal(game: SeepGame, deal: SeepDeal, number: int) -> None:
         firsts += sweep.when is SweepWhen.FIRST
         lasts += sweep.when is SweepWhen.LAST
         per_team[sweep.team] += 1
-    for team, count in per_team.items():
-        if count > PLAYS_PER_TEAM:
+    for team in game.teams:
+        if per_team[team] and team in _captured_nothing(game, deal):
             raise SeepError(
-                f"{where}: team {team} has {count} sweeps, but a team makes only {PLAYS_PER_TEAM} plays in a "
-                f"deal ({CARDS_PER_PLAYER} cards per player), one sweep at most per play"
+                f"{where}: team {team} has {per_team[team]} sweep{'s' if per_team[team] > 1 else ''} but "
+                "captured no card; a sweep captures the cards on the table"
             )
+    total = sum(per_team.values())
+    if total > MAX_SWEEPS:
+        counts = ", ".join(f"team {team} {per_team[team]}" for team in game.teams)
+        raise SeepError(
+            f"{where}: {total} sweeps ({counts}), but a deal has at most {MAX_SWEEPS}: a sweep empties the "
+            f"table, so the next play cannot sweep, and a deal has {PLAYS_PER_DEAL} plays"
+        )
     if firsts > 1:
         raise SeepError(f"{where}: {firsts} sweeps on the first play; a deal has only one first play")
     if lasts > 1:
         raise SeepError(f"{where}: {lasts} sweeps on the last play; a deal has only one last play")
+
+
+def _captured_nothing(game: SeepGame, deal: SeepDeal) -> set[str]:
+    """The teams the deal says captured no card: an empty list, or the other team given every card."""
+    empty = {team for team, cards in deal.captured.items() if not cards}
+    if len(deal.captured) == 1:
+        ((given, cards),) = deal.captured.items()
+        if len(set(cards)) == len(DECK):
+            empty |= {team for team in game.teams if team != given}
+    return empty
 
 
 def _card_points(game: SeepGame, deal: SeepDeal) -> dict[str, int]:

@@ -1,4 +1,5 @@
-"""What a table can hold: five-card Jhyap hands, Seep sweeps no more than plays, ASCII card codes, and
+"""What a table can hold: five-card Jhyap hands, Seep sweeps on at most every other play and only by a team
+that captured cards, max_score as the docs say, ASCII card codes, and
 inputs of any size that end in a clear error (never a traceback), replayed in time linear in the log."""
 
 from __future__ import annotations
@@ -16,7 +17,18 @@ from scorer.cards import Card, CardError
 from scorer.errors import JhyapError, LogError, SeepError
 from scorer.jhyap import JhyapGame, JhyapRules, score_jhyap
 from scorer.log import game_from_dict, game_to_dict, loads, replay
-from scorer.seep import PLAYS_PER_TEAM, SeepGame, SeepRules, Sweep, SweepWhen, score_seep
+from scorer.seep import (
+    DECK,
+    MAX_SWEEPS,
+    PLAYS_PER_DEAL,
+    PLAYS_PER_TEAM,
+    SeepDeal,
+    SeepGame,
+    SeepRules,
+    Sweep,
+    SweepWhen,
+    score_seep,
+)
 from tests.scorer.helpers import hand, rnd, seep_deal
 
 TABLETALLY = Path(sys.executable).parent / "tabletally"
@@ -65,28 +77,97 @@ def test_a_six_card_round_added_from_python_is_refused_too() -> None:
         game.with_round(rnd("B", A="AS 2S 3S 4S 5S 6S", B="AH"))
 
 
-# -- Seep: no team has more sweeps than plays ------------------------------------------------------------
-def test_a_team_can_sweep_on_each_of_its_24_plays() -> None:
+# -- Seep: what a deal's plays allow ----------------------------------------------------------------------
+def test_one_team_can_sweep_on_every_other_play() -> None:
     game = SeepGame({"A": ("P", "Q"), "B": ("R", "S")})
-    deal = seep_deal(60, *[("A", "normal")] * PLAYS_PER_TEAM)
+    deal = seep_deal(60, *[("A", "normal")] * MAX_SWEEPS)
     state = score_seep(game.with_deal(deal))
-    assert PLAYS_PER_TEAM == 24
+    assert (PLAYS_PER_TEAM, PLAYS_PER_DEAL, MAX_SWEEPS) == (24, 48, 24)
     assert state.deals[0].sweep_points["A"] == 24 * 50
 
 
-def test_more_sweeps_than_plays_is_an_error_naming_the_team() -> None:
+def test_more_sweeps_than_half_the_plays_is_an_error_naming_the_deal() -> None:
+    """After a sweep the table is empty, so the next play cannot sweep: 24 + 24 sweeps in a deal is
+    impossible, and so is 13 + 12."""
     game = SeepGame({"A": ("P", "Q"), "B": ("R", "S")})
-    deal = seep_deal(60, *[("A", "normal")] * 60)
-    with pytest.raises(SeepError, match=r"deal 1: team A has 60 sweeps, but a team makes only 24 plays"):
-        game.with_deal(deal)
+    with pytest.raises(
+        SeepError, match=r"^deal 1: 48 sweeps \(team A 24, team B 24\), but a deal has at most 24"
+    ):
+        game.with_deal(seep_deal(60, *[("A", "normal")] * 24, *[("B", "normal")] * 24))
+    played = game.with_deal(seep_deal(60))
+    with pytest.raises(SeepError, match=r"^deal 2: 25 sweeps \(team A 13, team B 12\)"):
+        played.with_deal(seep_deal(60, *[("A", "normal")] * 13, *[("B", "normal")] * 12))
+    with pytest.raises(SeepError, match="team A 60, team B 0"):
+        game.with_deal(seep_deal(60, *[("A", "normal")] * 60))
 
 
 def test_first_and_last_sweeps_count_as_plays() -> None:
     game = SeepGame({"A": ("P", "Q"), "B": ("R", "S")})
     sweeps = [Sweep("B", SweepWhen.FIRST), *[Sweep("B")] * 23, Sweep("B", SweepWhen.LAST)]
     deal = seep_deal(60)
-    with pytest.raises(SeepError, match="team B has 25 sweeps"):
+    with pytest.raises(SeepError, match="deal 1: 25 sweeps"):
         game.with_deal(type(deal)(deal.captured, tuple(sweeps)))
+
+
+@pytest.mark.parametrize(
+    "captured",
+    [
+        {"A": (), "B": tuple(DECK)},  # both given, A's list empty
+        {"A": ()},  # A's given and empty: B captured everything
+        {"B": tuple(DECK)},  # B captured the whole deck: A captured nothing
+    ],
+)
+def test_a_sweep_needs_captured_cards(captured: dict[str, tuple[Card, ...]]) -> None:
+    game = SeepGame({"A": ("P", "Q"), "B": ("R", "S")})
+    with pytest.raises(SeepError, match=r"^deal 1: team A has 3 sweeps but captured no card"):
+        game.with_deal(SeepDeal(captured, (Sweep("A"),) * 3))
+    game.with_deal(SeepDeal(captured, (Sweep("B"),) * 3))  # the team that took the cards may sweep
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "game-log.md"
+
+
+def documented_error(start: str) -> str:
+    """The line of docs/game-log.md's error examples that starts with ``start`` (after the file name)."""
+    prefix = "tabletally replay: game.json: "
+    lines = [line[len(prefix) :] for line in DOC.read_text(encoding="utf-8").splitlines()]
+    (line,) = [line for line in lines if line.startswith(start)]
+    return line
+
+
+def test_the_documented_seep_limit_errors_are_the_scorers() -> None:
+    deal = {"captured": {"A": ["AS"]}, "sweeps": [{"team": "A"}] * 24 + [{"team": "B"}] * 24}
+    log = {"game": "seep", "teams": {"A": ["P", "Q"], "B": ["R", "S"]}, "deals": [deal]}
+    with pytest.raises(LogError) as info:
+        replay(log)
+    assert str(info.value) == documented_error("deal 1: 48 sweeps")
+    played = {"captured": {"A": ["AS"]}}
+    log["deals"] = [
+        played,
+        played,
+        {"captured": {"A": [c.code for c in DECK]}, "sweeps": [{"team": "B"}] * 3},
+    ]
+    with pytest.raises(LogError) as info:
+        replay(log)
+    assert str(info.value) == documented_error("deal 3: team B has 3 sweeps")
+
+
+def test_max_score_is_what_the_docs_say_a_player_may_choose() -> None:
+    """At least 1 (a game to 0 would put out every player who scores), a multiple of 4 with halve_exact:
+    the docs' row says so, and the scorer takes exactly those values."""
+    (row,) = [
+        line for line in DOC.read_text(encoding="utf-8").splitlines() if line.startswith("| `max_score`")
+    ]
+    assert "at least 1" in row and "multiple of 4 (so at least 4)" in row
+    with pytest.raises(JhyapError, match="max_score must be at least 1"):
+        JhyapRules(max_score=0, halve_exact=False)
+    with pytest.raises(JhyapError, match="max_score must be at least 1"):
+        JhyapRules(max_score=0)
+    assert JhyapRules(max_score=1, halve_exact=False).max_score == 1
+    assert JhyapRules(max_score=4).max_score == 4
+    with pytest.raises(JhyapError, match="multiple of 4"):
+        JhyapRules(max_score=2)
+    assert JhyapRules(max_score=1_000_000).max_score == 1_000_000
 
 
 # -- card codes are ASCII --------------------------------------------------------------------------------

@@ -196,10 +196,14 @@ def seep_deals(draw: st.DrawFn) -> SeepDeal:
         }
     else:
         captured = {mode: tuple(a if mode == "A" else b)}
-    sweeps = [Sweep(draw(st.sampled_from("AB"))) for _ in range(draw(st.integers(0, 3)))]
+    # A sweep captures cards: only a team that captured some can have swept.
+    took = [team for team, cards in (("A", a), ("B", b)) if cards and captured.get(team, True)]
+    if not took:
+        return SeepDeal(captured)
+    sweeps = [Sweep(draw(st.sampled_from(took))) for _ in range(draw(st.integers(0, 3)))]
     for when in (SweepWhen.FIRST, SweepWhen.LAST):
         if draw(st.booleans()):
-            sweeps.append(Sweep(draw(st.sampled_from("AB")), when))
+            sweeps.append(Sweep(draw(st.sampled_from(took)), when))
     return SeepDeal(captured, tuple(sweeps))
 
 
