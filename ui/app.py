@@ -47,6 +47,7 @@ from ui.screens.game_over import GameOverScreen
 from ui.screens.home import HomeScreen
 from ui.screens.jhyap_round import JhyapRoundScreen
 from ui.screens.new_game import NewGameScreen
+from ui.screens.nights import record_screens, story_first
 from ui.screens.result import ResultScreen
 from ui.screens.scores import ScoreboardScreen
 from ui.screens.seats import SeatsScreen
@@ -180,6 +181,7 @@ class TableTallyApp(App):
             "deck": DeckScreen(self, name="deck"),
             "camera_check": CameraCheckScreen(self, name="camera_check"),
         }
+        self.screens.update(record_screens(self))  # players, nights, a night's story
         for screen in self.screens.values():
             self.sm.add_widget(screen)
         Window.bind(size=lambda *_: Clock.schedule_once(lambda _dt: self.refresh(), 0))
@@ -239,7 +241,8 @@ class TableTallyApp(App):
         self.go("home")
 
     def new_game(self, kind: str) -> None:
-        self.edit_form(self.kiosk.new_form(kind))
+        if not story_first(self, lambda: self.edit_form(self.kiosk.new_form(kind))):  # last night's story
+            self.edit_form(self.kiosk.new_form(kind))
 
     def edit_form(self, form: NewGameForm) -> None:
         screen = self.screens["new_game"]

@@ -110,3 +110,19 @@ def test_the_phones_get_tonights_story(tmp_path: Path) -> None:
     store.add_entry(game, {"caller": "Asha", "hands": {"Asha": ["AS"], "Bikash": ["KS"]}})
     story = snapshot(store, game)["tonight"]["story"]
     assert story == ["No game was won.", "Best call: Asha called on 1, 9 under the next hand (round 1)"]
+
+
+def test_new_game_offers_past_players_and_a_past_name_typed_again_is_that_player(tmp_path: Path) -> None:
+    from ui.logic.new_game import NewGameForm
+
+    now = [dt.datetime(2026, 11, 13, 20, 0)]
+    store = Store(tmp_path, clock=lambda: now[0])
+    store.create_game("jhyap", {**JHYAP, "players": ["Chandra", "Asha"]})
+    now[0] = dt.datetime(2026, 11, 20, 20, 0)
+    store.create_game("jhyap", {**JHYAP, "players": ["Asha", "बिकास"]})
+    form = NewGameForm("jhyap", store.recent_names())
+    assert form.recent_choices() == ["Asha", "बिकास", "Chandra"]  # last night's first, then the most games
+    form.add("  asha ")
+    assert form.names == ["Asha"] and form.recent_choices() == ["बिकास", "Chandra"]
+    form.add("Dipa")  # a newcomer is typed
+    assert form.names == ["Asha", "Dipa"]

@@ -52,6 +52,9 @@ class NewGameForm:
             raise FormError(_("Type a name first."))
         if len(name) > MAX_NAME:
             raise FormError(_("{name} is too long (at most {n} letters).").format(name=name, n=num(MAX_NAME)))
+        known = [n for n in self.recent if n.casefold() == name.casefold()]
+        if known:
+            name = known[0]  # a past player typed again: the same player, spelt as before
         same = [n for n in self.names if n.casefold() == name.casefold()]
         if same:
             raise FormError(_("{name} is already playing.").format(name=same[0]))

@@ -16,6 +16,7 @@ from ui.design import (
 from ui.i18n import LANGUAGES, _, language, ngettext, num
 from ui.logic import games
 from ui.screens.base import Base, short
+from ui.screens.nights import night_buttons
 from ui.widgets.basic import AutoLbl, Btn, Lbl, hbox, scroller, vbox
 
 
@@ -67,6 +68,7 @@ class HomeScreen(Base):
             )
         )
         actions.add_widget(Btn(_("Tonight's games"), lambda: self.app.go("tonight"), name="tonight"))
+        actions.add_widget(night_buttons(self.app))  # Players, Nights
         actions.add_widget(Btn(_("Settings"), lambda: self.app.go("settings"), role="quiet", name="settings"))
         left = vbox()
         left.add_widget(actions)

@@ -16,6 +16,7 @@ from ui.design import (
 from ui.i18n import _, ngettext, num
 from ui.logic import boards, games
 from ui.screens.base import Base, short
+from ui.screens.nights import good_night
 from ui.widgets.basic import AutoLbl, Btn, hbox, scroller, table, vbox
 
 
@@ -28,6 +29,16 @@ class TonightScreen(Base):
         export = Btn(_("Export"), self.export, role="primary", name="export", size_hint_x=None, width=dp(130))
         export.disabled = not records
         bar.add_widget(export)
+        if records:  # the night's story, and the night ended
+            bar.add_widget(
+                Btn(
+                    _("Good night"),
+                    lambda: good_night(self.app),
+                    name="good-night",
+                    size_hint_x=None,
+                    width=dp(150),
+                )
+            )
         root.add_widget(bar)
         body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
         games_box = vbox(size_hint_y=None)
