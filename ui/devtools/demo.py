@@ -536,11 +536,28 @@ def full_demo(d: Driver, app: Any) -> Script:
     yield from seep_game(d, app)
     yield from d.press("tonight", "export")
     yield from d.shot("tonight")
+    yield from nights_walk(d, app)
     yield from d.press("back", "settings")
     yield from d.shot("settings")
     yield from share_settings(d, app)
     yield from d.press("back")
     yield from d.shot("home")
+
+
+def nights_walk(d: Driver, app: Any) -> Script:
+    """From Tonight: Good night and the night's story, the Players screen and a player's record, the Nights
+    screen and tonight as a past night; back on Tonight."""
+    yield from d.press("good-night")
+    yield from d.shot("night-story")
+    yield from d.press("story-done", "players", "player-0")
+    yield from d.shot("players")
+    yield from d.press("player-record")
+    yield from d.shot("player-record")
+    yield from d.press("back", "back", "nights")
+    yield from d.shot("nights")
+    yield from d.press("night-0")
+    yield from d.shot("night")
+    yield from d.press("back", "back", "tonight")
 
 
 def share_settings(d: Driver, app: Any) -> Script:
