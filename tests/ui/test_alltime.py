@@ -195,3 +195,18 @@ def test_stats_json_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert night["games"] == 2 and night["winners"] == ["Dipesh"]
     assert command(stats, ["--data-dir", str(tmp_path)]) == 0
     assert "Dipesh" in capsys.readouterr().out
+
+
+def test_a_game_exported_after_midnight_comes_back_on_the_night_before(tmp_path: Path) -> None:
+    import os
+
+    from ui.logic.record_import import file_date
+
+    path = tmp_path / "2026-11-21-game4-jhyap.json"
+    shutil.copy(FOUR, path)
+    written = dt.datetime(2026, 11, 21, 1, 30)
+    os.utime(path, (written.timestamp(), written.timestamp()))
+    assert file_date(path) == written  # the night of the 20th
+    later = dt.datetime(2026, 12, 1, 9, 0)  # copied to a new card days later: the evening of its date
+    os.utime(path, (later.timestamp(), later.timestamp()))
+    assert file_date(path) == dt.datetime(2026, 11, 21, 20, 0)

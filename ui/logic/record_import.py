@@ -7,7 +7,9 @@ game; a record's game whose rounds are the first of the file's gets the rest add
 a time as the kiosk adds them.
 
 A game's night is the date in its file's name when it has one (the Tonight export writes
-``YYYY-MM-DD-gameN-KIND.json``), else the file's time.
+``YYYY-MM-DD-gameN-KIND.json``, the day the game began): the file's time when it was written that day (a
+game begun after midnight belongs to the night before), else that evening; a file without a date in its
+name is placed by its time.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ def check_log(text: str, source: str, created: dt.datetime) -> CheckedLog:
 
 
 def file_date(path: Path) -> dt.datetime:
-    """When the game in ``path`` was played: the export's date in its name (that evening), else the file's
-    modification time."""
+    """When the game in ``path`` was played: the export's date in its name (the file's time when it was
+    written that day, else that evening), else the file's modification time."""
     match = _DATED.match(path.name)
     if match:
         try:
@@ -74,6 +76,9 @@ def file_date(path: Path) -> dt.datetime:
         except ValueError:
             pass
         else:
+            written = dt.datetime.fromtimestamp(path.stat().st_mtime).replace(microsecond=0)
+            if written.date() == day:  # exported the day the game began: after midnight is the night before
+                return written
             return dt.datetime.combine(day, dt.time(max(NIGHT_STARTS_HOUR, 20)))
     return dt.datetime.fromtimestamp(path.stat().st_mtime).replace(microsecond=0)
 
