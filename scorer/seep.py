@@ -54,6 +54,7 @@ __all__ = [
     "Sweep",
     "SweepWhen",
     "check_deal",
+    "check_sweeps",
     "doubled_cards",
     "missing_point_cards",
     "score_seep",
@@ -350,6 +351,15 @@ def _check_deal(game: SeepGame, deal: SeepDeal, number: int) -> None:
         missing = missing_point_cards(deal.captured)
         if missing:
             raise SeepError(f"{where}: point cards missing from both teams' captures: {_codes(missing)}")
+    check_sweeps(game, deal, number)
+
+
+def check_sweeps(game: SeepGame, deal: SeepDeal, number: int) -> None:
+    """Raise :class:`SeepError` (naming deal ``number``) if ``deal``'s sweeps cannot all have been made:
+    by a team of the game, at most one on the first play and one on the last, at most :data:`MAX_SWEEPS`
+    in all, and only by a team that captured cards (as far as ``deal.captured`` tells: a deal whose cards
+    are not known yet is checked for its counts alone)."""
+    where = f"deal {number}"
     firsts = lasts = 0
     per_team = Counter[str]()
     for sweep in deal.sweeps:

@@ -29,6 +29,7 @@ from scorer import (
     hand_value,
     state_to_dict,
 )
+from scorer.seep import SeepDeal, Sweep, SweepWhen, check_sweeps
 from ui.i18n import N_
 from ui.logic.rule_messages import explain
 
@@ -240,6 +241,28 @@ def check_seep_entry(
         else:
             deals[position] = dict(entry)
         score({**log, "deals": deals})
+    except ScorerError as exc:
+        return explain(str(exc))
+    return None
+
+
+def seep_sweeps_problem(
+    log: Mapping[str, Any],
+    captured: Mapping[str, Sequence[str] | None],
+    sweeps: Sequence[tuple[str, str]],
+    position: int | None = None,
+) -> str | None:
+    """Why a deal of ``log`` with these sweeps cannot have been played (the scorer's sweep limits,
+    scorer.seep.check_sweeps, with the captured cards known so far), in the players' words; None when it
+    can. ``position``: the deal edited, else the next one."""
+    try:
+        game = game_from_dict({**log, "deals": []})
+        assert isinstance(game, SeepGame)
+        known = {
+            team: tuple(Card.parse(c) for c in codes) for team, codes in captured.items() if codes is not None
+        }
+        deal = SeepDeal(known, tuple(Sweep(team, SweepWhen(when)) for team, when in sweeps))
+        check_sweeps(game, deal, (len(log["deals"]) if position is None else position) + 1)
     except ScorerError as exc:
         return explain(str(exc))
     return None

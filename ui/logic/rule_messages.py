@@ -66,6 +66,18 @@ def _last_sweeps(m: re.Match[str]) -> str:
     return _("{n} sweeps on the last play, but a deal has only one last play.").format(n=num(m["n"]))
 
 
+def _no_cards_swept(m: re.Match[str]) -> str:
+    return _("Team {team} has a sweep but took no cards: a sweep takes the cards on the table.").format(
+        team=m["team"]
+    )
+
+
+def _too_many_sweeps(m: re.Match[str]) -> str:
+    return _("{n} sweeps in one deal, but at most {most} fit: after a sweep the table is empty.").format(
+        n=num(m["n"]), most=num(m["most"])
+    )
+
+
 _WHERE = r"^(?:round|deal) \d+: "
 _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (
@@ -99,6 +111,11 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     (
         re.compile(_WHERE + r"(?P<n>\d+) sweeps on the last play; a deal has only one last play$"),
         _last_sweeps,
+    ),
+    (re.compile(_WHERE + r"team (?P<team>\S+) has \d+ sweeps? but captured no card; "), _no_cards_swept),
+    (
+        re.compile(_WHERE + r"(?P<n>\d+) sweeps \(.*\), but a deal has at most (?P<most>\d+): "),
+        _too_many_sweeps,
     ),
 )
 

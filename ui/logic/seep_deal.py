@@ -62,6 +62,16 @@ class SeepDealFlow(CardEditing):
     def sweep_counts(self, team: str) -> dict[str, int]:
         return {kind: sum(1 for t, w in self.sweeps if t == team and w == kind) for kind in games.SWEEP_KINDS}
 
+    def can_sweep(self, team: str, when: str = "normal") -> bool:
+        """Whether one more sweep of kind ``when`` by ``team`` is possible in this deal (its button is on):
+        the scorer's limits on a deal's sweeps (games.seep_sweeps_problem), the counts with every sweep so
+        far, and whether ``team`` took cards, as far as the piles are known (another team's sweep that
+        does not fit its pile is said by ``problems``, and leaves this button alone)."""
+        trial = [*self.sweeps, (team, when)]
+        counts = games.seep_sweeps_problem(self.log, {}, trial, self.edit_position)
+        cards = games.seep_sweeps_problem(self.log, self.codes(), [(team, when)], self.edit_position)
+        return counts is None and cards is None
+
     # -- the point cards ----------------------------------------------------------------------------------
     @property
     def owners(self) -> tuple[str, ...]:

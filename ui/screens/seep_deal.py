@@ -171,6 +171,8 @@ class SeepDealScreen(RoundScreen):
                 font_size=font("s"),
             )
         )
+        for button, kind in zip(reversed(row.children), games.SWEEP_KINDS, strict=True):
+            button.disabled = not flow.can_sweep(team, kind)  # a sweep the deal's plays cannot hold
         return row
 
     def name_button(self, row: CheckRow, i: int) -> Widget:
