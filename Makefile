@@ -3,7 +3,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tabletally-installed
 
-.PHONY: run test lint typecheck pytest bench demo catalogs translations train evaluate synth clean setup
+.PHONY: run test lint typecheck pytest bench demo catalogs translations train evaluate synth clean setup pi-check
 
 $(STAMP): pyproject.toml deploy/dev-setup.sh
 	VENV=$(VENV) bash deploy/dev-setup.sh
@@ -46,7 +46,7 @@ pytest: $(STAMP) catalogs
 	$(BIN)/pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python -m vision.bench
+	$(BIN)/python -m vision.devtools.bench
 
 demo: $(STAMP) catalogs   # screenshots/ in English, screenshots/ne and screenshots/hi in Nepali and Hindi
 	$(BIN)/python -m ui.devtools.demo --out screenshots
@@ -62,6 +62,12 @@ train: $(STAMP)   # START=W starts the run from weights W (models/README.md, "Re
 evaluate: $(STAMP)   # models/eval/report.{md,json}, then the model card's results table from them
 	$(BIN)/python -m models.training.evaluate --camera datasets/camera
 	$(BIN)/python -m models.training.card
+
+# The Pi's install and kiosk on Debian arm64 roots (Bookworm, Trixie) under qemu-user-static, against this
+# machine's reading (deploy/README.md, "Checking the install on arm64"). Root, network; tens of minutes a
+# release; not part of make test. RELEASES=trixie checks one; PI_CHECK_REV=HEAD a commit.
+pi-check: $(STAMP) catalogs
+	nice -n 10 bash deploy/pi-check.sh $(RELEASES)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Turns a Raspberry Pi 5 or 4 with Raspberry Pi OS Bookworm (64-bit, Lite or desktop) into a TableTally
-# kiosk: Debian packages (picamera2, camera tools, fonts, the libraries Kivy's SDL needs), a venv that
+# Turns a Raspberry Pi 5 or 4 with Raspberry Pi OS (64-bit, Lite or desktop), Trixie or Bookworm, into a
+# TableTally kiosk: Debian packages (picamera2, camera tools, fonts, the libraries Kivy's SDL needs), a venv that
 # sees apt's picamera2 and numpy, TableTally installed into it without replacing that numpy, the Kivy
 # settings for the official touchscreens, a systemd service that starts the kiosk at boot, and no screen
 # blanking. Safe to run again (it only changes what differs); --dry-run shows the plan and changes nothing.
@@ -9,7 +9,14 @@
 #   sudo deploy/install.sh --display td2-landscape --user family
 #   deploy/install.sh --dry-run             # the plan, without root and without changing anything
 #
-# Downloads happen only through apt-get and pip (Debian's and Raspberry Pi's archives, PyPI).
+# Downloads happen only through apt-get and pip (Debian's and Raspberry Pi's archives, PyPI). The lock pip
+# installs is the release's own (deploy/requirements-pi-<release>.txt, from /etc/os-release); a release,
+# an architecture or a Python without a lock is refused before anything is changed.
+#
+# TABLETALLY_PI_CHECK=1 is for `make pi-check` only (deploy/pi-check.sh, in a Debian arm64 root under
+# emulation): the packages of the Raspberry Pi archive are left out (it is not reachable there), picamera2
+# may be missing from the import check, and the doctor is not run (pi-check runs `tabletally doctor --json`
+# itself). Each is said when it happens.
 set -euo pipefail
 
 PROG=install.sh
@@ -40,7 +47,7 @@ Options:
   --share            also let phones on the home network reach the kiosk's scores page (the same as
                      sudo deploy/share.sh on; without it nothing is opened, and an earlier --share stays)
   --dry-run          print what would be done; change nothing (no root needed)
-  --force            go on even if this is not a Raspberry Pi or not 64-bit (testing only)
+  --force            go on even if this is not a Raspberry Pi board (testing only)
   -h, --help         this text
 EOF
 }
@@ -58,6 +65,9 @@ PREFIX=/opt/tabletally
 STATE_DIR=/var/lib/tabletally
 ETC_DIR=/etc/tabletally
 SYSTEM_PYTHON=${TABLETALLY_SYSTEM_PYTHON:-/usr/bin/python3}
+PI_CHECK=${TABLETALLY_PI_CHECK:-0}
+# From the Raspberry Pi archive (archive.raspberrypi.com), not Debian's: what pi-check cannot install.
+PI_ARCHIVE_PACKAGES=" python3-picamera2 rpicam-apps rpicam-apps-lite "
 
 need_value() {
   if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)" 2; fi
@@ -99,28 +109,39 @@ step "Checking this machine"
 dry && log "dry run: nothing will be changed"
 require_pi "$FORCE"
 
+# The release decides the lock (deploy/requirements-pi-<release>.txt, written by deploy/lock.py for its
+# Python and apt's numpy). Anything without a lock is refused here, before anything is changed.
+[ -x "$SYSTEM_PYTHON" ] || die "$SYSTEM_PYTHON is missing: Raspberry Pi OS always has it; is this Raspberry Pi OS?" 3
+codename=unknown
+pretty="an unknown system"
 if [ -r "$(path /etc/os-release)" ]; then
   # shellcheck disable=SC1090,SC1091  # os-release is shell syntax by definition
   codename=$(. "$(path /etc/os-release)" && printf '%s' "${VERSION_CODENAME:-unknown}")
-  if [ "$codename" = bookworm ]; then
-    log "system: Raspberry Pi OS / Debian $codename"
-  else
-    warn "system: Debian '$codename'. TableTally is tested on Raspberry Pi OS Bookworm; going on."
-  fi
+  # shellcheck disable=SC1090,SC1091
+  pretty=$(. "$(path /etc/os-release)" && printf '%s' "${PRETTY_NAME:-$codename}")
 fi
-
 arch=$(dpkg --print-architecture 2>/dev/null || uname -m)
+python_version=$("$SYSTEM_PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || true)
+LOCK_NAME=requirements-pi-$codename.txt
+lock_python=
+if [ -f "$HERE/$LOCK_NAME" ]; then lock_python=$(lock_header "$HERE/$LOCK_NAME" python); fi
+refusal=
 case $arch in
-  arm64 | aarch64) log "architecture: $arch" ;;
-  *)
-    if [ "$FORCE" = 1 ]; then
-      warn "architecture $arch is not 64-bit ARM; going on because of --force"
-    else
-      die "this system is $arch, not 64-bit ARM: ONNX Runtime and Kivy publish no wheels for 32-bit
-  Raspberry Pi OS. Flash 'Raspberry Pi OS (64-bit)' (Lite or with desktop) with Raspberry Pi Imager." 3
-    fi
-    ;;
+  arm64 | aarch64) ;;
+  *) refusal="it is $arch, not 64-bit ARM (ONNX Runtime and Kivy publish no 32-bit ARM wheels)" ;;
 esac
+if [ -z "$refusal" ] && [ -z "$lock_python" ]; then
+  refusal="TableTally has no lock for the release '$codename'"
+elif [ -z "$refusal" ] && [ "$python_version" != "$lock_python" ]; then
+  refusal="its python3 is ${python_version:-missing}, and the $codename lock is for Python $lock_python"
+fi
+if [ -n "$refusal" ]; then
+  die "this system ($pretty, $arch) is not supported: $refusal.
+  TableTally installs on $(supported_releases).
+  Flash 'Raspberry Pi OS (64-bit)' (Lite or with desktop) with Raspberry Pi Imager, then run me again.
+  Nothing was changed." 3
+fi
+log "system: $pretty ($arch, Python $python_version): the $codename lock, deploy/$LOCK_NAME"
 
 if ! dry && [ -z "$ROOT" ] && [ "$(id -u)" -ne 0 ]; then
   die "run me with sudo (sudo deploy/install.sh), or add --dry-run to only see the plan" 4
@@ -131,7 +152,6 @@ fi
 KIOSK_UID=$(user_uid "$KIOSK_USER")
 [ -n "$KIOSK_UID" ] || die "there is no account called '$KIOSK_USER' (check: getent passwd $KIOSK_USER)" 2
 log "kiosk account: $KIOSK_USER (uid $KIOSK_UID)"
-[ -x "$SYSTEM_PYTHON" ] || die "$SYSTEM_PYTHON is missing: Raspberry Pi OS always has it; is this Raspberry Pi OS?" 3
 
 # --- 2. session and display --------------------------------------------------------------------------
 
@@ -195,20 +215,32 @@ APT_PACKAGES=(
   fonts-noto-core         # Devanagari for player names
   libgl1 libegl1 libgles2 # OpenGL ES through Mesa (V3D on the Pi 4 and 5), for Kivy and OpenCV
   libgbm1 libdrm2         # KMS/DRM output for Kivy's SDL on Raspberry Pi OS Lite
-  libmtdev1               # Kivy's multitouch reader for the touch panels
-  libglib2.0-0            # OpenCV's wheel needs it
   sqlite3                 # to look at the score database when troubleshooting
   git                     # deploy/update.sh pulls new versions
 )
+# Kivy's multitouch reader for the touch panels, and GLib for OpenCV's wheel: renamed in Trixie (64-bit
+# time_t), where the old names are only virtual packages that dpkg never lists as installed.
+case $codename in
+  bookworm) APT_PACKAGES+=(libmtdev1 libglib2.0-0) ;;
+  *) APT_PACKAGES+=(libmtdev1t64 libglib2.0-0t64) ;;
+esac
 if [ "$SESSION" = desktop ]; then
   APT_PACKAGES+=(rpicam-apps libx11-6) # rpicam-hello with a preview window; X11 client for Xwayland
 else
   APT_PACKAGES+=(rpicam-apps-lite) # rpicam-hello without the desktop preview
 fi
 missing=()
+left_out=()
 for pkg in "${APT_PACKAGES[@]}"; do
+  if [ "$PI_CHECK" = 1 ] && [[ $PI_ARCHIVE_PACKAGES == *" $pkg "* ]]; then
+    left_out+=("$pkg")
+    continue
+  fi
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+if [ ${#left_out[@]} -gt 0 ]; then
+  log "pi-check: left out (Raspberry Pi archive, not reachable here): ${left_out[*]}"
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   log "all ${#APT_PACKAGES[@]} Debian packages are installed"
 else
@@ -223,7 +255,15 @@ fi
 step "Setting up the Python environment in $VENV"
 venv_dir=$(path "$VENV")
 venv_ok=0
-if [ -x "$venv_dir/bin/python" ]; then
+venv_python=
+if [ -f "$venv_dir/pyvenv.cfg" ]; then
+  venv_python=$(sed -n 's/^version *= *\([0-9]*\.[0-9]*\).*/\1/p' "$venv_dir/pyvenv.cfg" | head -n 1)
+fi
+if [ -n "$venv_python" ] && [ "$venv_python" != "$python_version" ]; then
+  # Raspberry Pi OS was upgraded (Bookworm -> Trixie): the old venv's packages are for another Python.
+  warn "$VENV was made for Python $venv_python; this system's is $python_version: making it again"
+  remove_path "$venv_dir"
+elif [ -x "$venv_dir/bin/python" ]; then
   if grep -Eq '^include-system-site-packages *= *true' "$venv_dir/pyvenv.cfg" 2>/dev/null; then
     venv_ok=1
     log "venv exists and sees the system packages (picamera2, numpy)"
@@ -271,11 +311,12 @@ else
   tar -C "$REPO" --exclude=__pycache__ --exclude='*.pyc' --exclude=./models/checkpoints \
     --exclude=./models/.yolo-config -cf - "${SOURCES[@]}" | tar -C "$SRC" -xf -
 fi
-# Every dependency from the lock (deploy/requirements-pi.txt, written by deploy/lock.py): exact versions,
-# each wheel checked against its sha256, binary wheels only (no package builds or runs code while it is
-# installed), no dependency resolution. pip is the venv's own, not upgraded from the network.
+# Every dependency from this release's lock (deploy/requirements-pi-<release>.txt, written by
+# deploy/lock.py): exact versions, each wheel checked against its sha256, binary wheels only (no package
+# builds or runs code while it is installed), no dependency resolution. pip is the venv's own, not
+# upgraded from the network.
 run "${PIP[@]}" install --require-hashes --only-binary :all: --no-deps \
-  --constraint "$(path "$PREFIX/constraints.txt")" -r "$SRC/deploy/requirements-pi.txt"
+  --constraint "$(path "$PREFIX/constraints.txt")" -r "$SRC/deploy/$LOCK_NAME"
 # TableTally itself from the copy, with the locked build tools already in the venv: nothing downloaded.
 run "${PIP[@]}" install --upgrade --no-deps --no-index --no-build-isolation \
   --constraint "$(path "$PREFIX/constraints.txt")" "$SRC"
@@ -286,17 +327,23 @@ if ! dry && [ -z "$ROOT" ]; then
     run chmod -R go-w "$venv_dir"
   fi
 fi
-CHECK_IMPORTS='import sys, numpy, cv2, onnxruntime, kivy
+CHECK_IMPORTS='import os, sys, numpy, cv2, onnxruntime, kivy
 try:
     import picamera2
 except ImportError as exc:
-    sys.exit(f"picamera2 is not importable in the venv: {exc}")
+    if os.environ.get("TABLETALLY_PI_CHECK") != "1":
+        sys.exit(f"picamera2 is not importable in the venv: {exc}")
+    print("pi-check: picamera2 is not installed here (Raspberry Pi archive)")
 if not numpy.__file__.startswith("/usr/lib/python3/"):
     sys.exit(f"numpy {numpy.__version__} came from {numpy.__file__}, not from apt: picamera2 may break")
 print(f"numpy {numpy.__version__} (system), OpenCV {cv2.__version__}, ONNX Runtime {onnxruntime.__version__}, "
-      f"Kivy {kivy.__version__}, picamera2 OK")'
-run env KIVY_NO_ARGS=1 KIVY_NO_CONSOLELOG=1 KIVY_NO_FILELOG=1 "$venv_dir/bin/python" -c "$CHECK_IMPORTS"
+      f"Kivy {kivy.__version__}" + (", picamera2 OK" if "picamera2" in sys.modules else ""))'
+run env KIVY_NO_ARGS=1 KIVY_NO_CONSOLELOG=1 KIVY_NO_FILELOG=1 TABLETALLY_PI_CHECK="$PI_CHECK" \
+  "$venv_dir/bin/python" -c "$CHECK_IMPORTS"
 ensure_link "$(path /usr/local/bin/tabletally)" "$VENV/bin/tabletally"
+# Which release's lock is installed: deploy/update.sh notices when Raspberry Pi OS has been upgraded since.
+printf '%s %s\n' "$codename" "$python_version" >"$WORK/release"
+write_file "$(path "$PREFIX/release")" 0644 root:root "$WORK/release"
 
 # --- 5. kiosk settings ---------------------------------------------------------------------------------
 
@@ -309,9 +356,9 @@ ensure_dir "$(path "$STATE_DIR/data")" 0750 "$KIOSK_USER"
 ensure_dir "$(path "$STATE_DIR/kivy")" 0750 "$KIOSK_USER"
 "$SYSTEM_PYTHON" "$HERE/render.py" --out "$WORK/kiosk.env" env "${SETTINGS[@]}"
 # The card model's runtime: timed here, on this Pi, by the code `tabletally doctor` times it with
-# (vision.ncnn_backend: each runtime in a child process); its two lines (why, then the setting) go into
+# (vision.runtimes.choice: each runtime in a child process); its two lines (why, then the setting) go into
 # kiosk.env, which the service reads before local.env (where a setting of one's own wins).
-CHOOSE=("$venv_dir/bin/python" -m vision.ncnn_backend --choose)
+CHOOSE=("$venv_dir/bin/python" -m vision.runtimes.choice --choose)
 if [ "$RUNTIME" != auto ]; then
   log "card model runtime: $RUNTIME (--runtime)"
   printf '# the card model runtime given to the installer (--runtime %s)\nTABLETALLY_RUNTIME=%s\n' \
@@ -413,7 +460,9 @@ fi
 # --- 8. check and start -------------------------------------------------------------------------------
 
 step "Checking the setup"
-if dry; then
+if [ "$PI_CHECK" = 1 ]; then
+  log "pi-check: not running the doctor here (pi-check runs tabletally doctor --json next)"
+elif dry; then
   printf 'would run: %s\n' "$(quoted runuser -u "$KIOSK_USER" -- "$VENV/bin/tabletally" doctor)"
 elif [ -z "$ROOT" ]; then
   runuser -u "$KIOSK_USER" -- "$VENV/bin/tabletally" doctor ||

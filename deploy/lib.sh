@@ -155,7 +155,7 @@ require_pi() {
       return 0
     fi
     die "this is not a Raspberry Pi (no Raspberry Pi model in /proc/device-tree/model).
-  This script sets up a Raspberry Pi 5 or 4 running Raspberry Pi OS Bookworm as a TableTally kiosk.
+  This script sets up a Raspberry Pi 5 or 4 running Raspberry Pi OS (64-bit) as a TableTally kiosk.
   On a laptop or desktop computer use 'make run' instead. To run it here anyway (testing), add --force." 3
   fi
   if is_supported_pi "$model"; then
@@ -172,3 +172,22 @@ user_home() { { getent passwd "$1" || true; } | cut -d: -f6; }
 
 # The systemd unit the scripts install, update and remove.
 export SERVICE=tabletally-kiosk.service
+
+# lock_header LOCK KEY: the value of a lock's "# KEY: value" line (deploy/lock.py writes release, python).
+lock_header() { sed -n "s/^# $2: \([^ ]*\)\$/\1/p" "$1" | head -n 1; }
+
+# The releases there is a lock for, in words: "Raspberry Pi OS (64-bit) Bookworm (Python 3.11) or ...".
+supported_releases() {
+  local lock release words=()
+  for lock in "$HERE"/requirements-pi-*.txt; do
+    [ -f "$lock" ] || continue
+    release=$(lock_header "$lock" release)
+    [ -n "$release" ] || continue
+    words+=("${release^} (Python $(lock_header "$lock" python))")
+  done
+  local IFS=/
+  printf 'Raspberry Pi OS (64-bit) %s' "$(printf '%s' "${words[*]}" | sed 's#/# or #g')"
+}
+
+# The Raspberry Pi OS release and lock an install recorded in PREFIX/release ("bookworm 3.11"), or nothing.
+installed_release() { cat "$(path /opt/tabletally/release)" 2>/dev/null || true; }

@@ -76,6 +76,26 @@ fi
 log "user $KIOSK_USER, session $SESSION, display $DISPLAY_KIND, rotation ${ROTATION:-default}, touch ${TOUCH:-mtdev}"
 log "data (kept): $DATA_DIR"
 
+# The lock follows the release: after an upgrade of Raspberry Pi OS (Bookworm -> Trixie) install.sh takes
+# the new release's lock and makes the venv again for its Python; here it is said before anything changes.
+now_release=unknown
+if [ -r "$(path /etc/os-release)" ]; then
+  # shellcheck disable=SC1090,SC1091  # os-release is shell syntax by definition
+  now_release=$(. "$(path /etc/os-release)" && printf '%s' "${VERSION_CODENAME:-unknown}")
+fi
+read -r was_release was_python <<<"$(installed_release) "
+if [ -z "$was_release" ]; then
+  log "release: $now_release (the installed lock is not recorded: installed before TableTally recorded it)"
+elif [ "$was_release" != "$now_release" ]; then
+  log "release: Raspberry Pi OS is now ${now_release^} (installed on ${was_release^}, Python $was_python):" \
+    "switching to the ${now_release} lock, deploy/requirements-pi-$now_release.txt"
+  if [ ! -f "$HERE/requirements-pi-$now_release.txt" ]; then
+    warn "this checkout has no lock for ${now_release^} yet; install.sh refuses the release unless the pull brings one"
+  fi
+else
+  log "release: ${now_release^}, as installed (deploy/requirements-pi-$now_release.txt)"
+fi
+
 # --- backup -------------------------------------------------------------------------------------------
 
 step "Backing up the score database"

@@ -45,7 +45,7 @@ def test_dry_run_prints_the_whole_plan_and_changes_nothing(fake_pi, user) -> Non
         f"    | numpy=={numpy.__version__}",
         f"would run: {root}/opt/tabletally/venv/bin/python -m pip install --require-hashes "
         f"--only-binary :all: --no-deps --constraint {root}/opt/tabletally/constraints.txt "
-        f"-r {work}/src/deploy/requirements-pi.txt",
+        f"-r {work}/src/deploy/requirements-pi-bookworm.txt",
         f"would run: {root}/opt/tabletally/venv/bin/python -m pip install --upgrade --no-deps --no-index "
         f"--no-build-isolation --constraint {root}/opt/tabletally/constraints.txt {work}/src",
         f"would link: {root}/usr/local/bin/tabletally -> /opt/tabletally/venv/bin/tabletally",
@@ -230,7 +230,7 @@ def test_the_installer_times_both_runtimes_on_the_pi_and_the_kiosk_reads_with_th
     result = _install(fake_pi, user)  # the fake Pi's times: ONNX Runtime 168 ms, NCNN 88 ms
     assert result.returncode == 0, result.stderr
     choose = [c for c in fake_pi.calls("venv-python") if "--choose" in c]
-    assert choose == [["venv-python", "-m", "vision.ncnn_backend", "--choose"]]
+    assert choose == [["venv-python", "-m", "vision.runtimes.choice", "--choose"]]
     assert (
         "install.sh: card model runtime: ncnn (NCNN 88 ms, ONNX Runtime 168 ms: NCNN is 1.9x faster here)"
         in result.stdout.splitlines()
@@ -257,7 +257,8 @@ def test_runtimes_that_cannot_be_timed_leave_the_default_with_a_warning(fake_pi,
     result = fake_pi.run("install.sh", "--user", user, env=env)
     assert result.returncode == 0, result.stderr
     assert (
-        "the runtimes could not be timed (vision.ncnn_backend: --times must be a JSON object" in result.stderr
+        "the runtimes could not be timed (vision.runtimes.choice: --times must be a JSON object"
+        in result.stderr
     )
     assert _kiosk_env(fake_pi)[-1] == "TABLETALLY_RUNTIME=onnx"
 
@@ -288,5 +289,104 @@ def test_the_dry_run_says_it_would_time_the_runtimes(fake_pi, user) -> None:
     result = fake_pi.run("install.sh", "--dry-run", "--user", user)
     assert result.returncode == 0, result.stderr
     venv = fake_pi.path("/opt/tabletally/venv")
-    assert f"would run: {venv}/bin/python -m vision.ncnn_backend --choose" in result.stdout.splitlines()
+    assert f"would run: {venv}/bin/python -m vision.runtimes.choice --choose" in result.stdout.splitlines()
     assert "    | TABLETALLY_RUNTIME=onnx" in result.stdout.splitlines()
+
+
+# --- the release: its own lock, or a refusal before anything changes ---------------------------------------
+
+SUPPORTED = "TableTally installs on Raspberry Pi OS (64-bit) Bookworm (Python 3.11) or Trixie (Python 3.13)."
+
+
+def as_release(fake_pi, codename: str | None, python: str, pretty: str = "") -> None:
+    """Make the fake Pi report another release in /etc/os-release (None: no file) and another python3."""
+    os_release = fake_pi.root / "etc/os-release"
+    if codename is None:
+        os_release.unlink(missing_ok=True)
+    else:
+        os_release.write_text(f'PRETTY_NAME="{pretty or codename}"\nVERSION_CODENAME={codename}\n')
+    real = fake_pi.bin / "python3-stub"
+    if not real.exists():
+        (fake_pi.bin / "python3").rename(real)
+    (fake_pi.bin / "python3").write_text(
+        f'#!/bin/sh\ncase "$*" in *version_info*) echo {python}; exit 0 ;; esac\nexec "{real}" "$@"\n'
+    )
+    (fake_pi.bin / "python3").chmod(0o755)
+
+
+def test_trixie_installs_its_own_lock_and_its_own_package_names(fake_pi, user) -> None:
+    as_release(fake_pi, "trixie", "3.13", "Debian GNU/Linux 13 (trixie)")
+    result = fake_pi.run(
+        "install.sh",
+        "--dry-run",
+        "--user",
+        user,
+        env=fake_pi.env(FAKE_PI_MISSING="libmtdev1t64 libglib2.0-0t64 libmtdev1 libglib2.0-0"),
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert (
+        "install.sh: system: Debian GNU/Linux 13 (trixie) (arm64, Python 3.13): the trixie lock, "
+        "deploy/requirements-pi-trixie.txt" in lines
+    )
+    # Trixie's 64-bit time_t names: the old names are virtual there and never show as installed.
+    assert "install.sh: missing: libmtdev1t64 libglib2.0-0t64" in lines
+    pip = [line for line in lines if "pip install --require-hashes" in line]
+    assert len(pip) == 1 and pip[0].endswith("/src/deploy/requirements-pi-trixie.txt")
+
+
+def test_bookworm_keeps_its_package_names(fake_pi, user) -> None:
+    result = fake_pi.run(
+        "install.sh", "--dry-run", "--user", user, env=fake_pi.env(FAKE_PI_MISSING="libmtdev1 libglib2.0-0")
+    )
+    assert result.returncode == 0, result.stderr
+    assert "install.sh: missing: libmtdev1 libglib2.0-0" in result.stdout.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("codename", "python", "arch", "why"),
+    [
+        ("bullseye", "3.9", "arm64", "TableTally has no lock for the release 'bullseye'"),
+        ("sid", "3.13", "arm64", "TableTally has no lock for the release 'sid'"),
+        (None, "3.11", "arm64", "TableTally has no lock for the release 'unknown'"),
+        ("bookworm", "3.11", "armhf", "it is armhf, not 64-bit ARM"),
+        ("trixie", "3.13", "armhf", "it is armhf, not 64-bit ARM"),
+        ("bookworm", "3.13", "arm64", "its python3 is 3.13, and the bookworm lock is for Python 3.11"),
+        ("trixie", "3.12", "arm64", "its python3 is 3.12, and the trixie lock is for Python 3.13"),
+    ],
+)
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_an_unsupported_system_is_refused_in_one_message_before_anything_changes(
+    fake_pi, user, codename, python, arch, why, dry_run
+) -> None:
+    as_release(fake_pi, codename, python)
+    before = fake_pi.snapshot()
+    args = ["--dry-run"] if dry_run else []
+    result = fake_pi.run("install.sh", *args, "--user", user, env=fake_pi.env(FAKE_PI_ARCH=arch))
+    assert result.returncode == 3, result.stdout + result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("install.sh: ")]
+    assert len(errors) == 1 and errors[0].startswith("install.sh: error: this system ("), result.stderr
+    assert f"is not supported: {why}" in result.stderr
+    assert SUPPORTED in result.stderr and "Raspberry Pi Imager" in result.stderr
+    assert "Nothing was changed." in result.stderr
+    assert fake_pi.snapshot() == before
+    changing = {"apt-get", "systemctl", "usermod", "raspi-config", "runuser", "venv-python"}
+    assert [c for c in fake_pi.calls() if c[0] in changing] == []
+    assert "would " not in result.stdout
+
+
+def test_the_install_records_its_release_and_makes_the_venv_again_for_another_python(fake_pi, user) -> None:
+    first = _install(fake_pi, user)
+    assert first.returncode == 0, first.stdout[-2000:] + first.stderr
+    assert fake_pi.path("/opt/tabletally/release").read_text() == "bookworm 3.11\n"
+    cfg = fake_pi.path("/opt/tabletally/venv/pyvenv.cfg")
+    cfg.write_text(cfg.read_text() + "version = 3.11.2\n")  # as python3.11 -m venv writes it
+
+    as_release(fake_pi, "trixie", "3.13")
+    upgraded = fake_pi.run("install.sh", "--user", user)
+    assert upgraded.returncode == 0, upgraded.stdout[-2000:] + upgraded.stderr
+    assert "venv was made for Python 3.11; this system's is 3.13: making it again" in upgraded.stderr
+    assert [c for c in fake_pi.calls("python3") if "venv" in c], "the venv was not made again"
+    pip = [c for c in fake_pi.calls("venv-python") if c[1:4] == ["-m", "pip", "install"] and "-r" in c]
+    assert Path(pip[0][-1]).name == "requirements-pi-trixie.txt"
+    assert fake_pi.path("/opt/tabletally/release").read_text() == "trixie 3.13\n"

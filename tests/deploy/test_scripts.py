@@ -11,9 +11,10 @@ import pytest
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 SCRIPTS = sorted(DEPLOY.glob("*.sh"))
-# What the Pi runs (dev-setup.sh is the developer's machine setup, not part of the Pi install).
+# What the Pi runs (dev-setup.sh is the developer's machine setup and pi-check.sh the developer's check
+# on arm64 roots, which fetches them: neither is part of the Pi install).
 SHIPPED = [
-    *(p for p in SCRIPTS if p.name != "dev-setup.sh"),
+    *(p for p in SCRIPTS if p.name not in ("dev-setup.sh", "pi-check.sh")),
     DEPLOY / "render.py",
     DEPLOY / "tabletally-kiosk.service.in",
 ]

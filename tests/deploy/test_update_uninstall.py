@@ -122,3 +122,28 @@ def test_uninstall_dry_run_changes_nothing(installed) -> None:
     assert f"would remove: {installed.path('/var/lib/tabletally')}" in result.stdout
     assert installed.snapshot() == before
     assert installed.calls("systemctl") == []
+
+
+def test_update_after_an_upgrade_to_trixie_switches_the_lock(installed, user) -> None:
+    from tests.deploy.test_install import as_release
+
+    assert installed.path("/opt/tabletally/release").read_text() == "bookworm 3.11\n"
+    as_release(installed, "trixie", "3.13", "Debian GNU/Linux 13 (trixie)")
+    result = installed.run("update.sh", "--no-pull")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (
+        "update.sh: release: Raspberry Pi OS is now Trixie (installed on Bookworm, Python 3.11): "
+        "switching to the trixie lock, deploy/requirements-pi-trixie.txt" in result.stdout.splitlines()
+    )
+    pip = [c for c in installed.calls("venv-python") if c[1:4] == ["-m", "pip", "install"] and "-r" in c]
+    assert [Path(c[-1]).name for c in pip] == ["requirements-pi-trixie.txt"]
+    assert installed.path("/opt/tabletally/release").read_text() == "trixie 3.13\n"
+
+
+def test_update_on_the_same_release_says_so(installed) -> None:
+    result = installed.run("update.sh", "--no-pull", "--dry-run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (
+        "update.sh: release: Bookworm, as installed (deploy/requirements-pi-bookworm.txt)"
+        in result.stdout.splitlines()
+    )
