@@ -13,7 +13,10 @@ through the record's seats (so a renamed or merged player is one player in every
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import json
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -177,16 +180,35 @@ def game_facts(
     for record in records:
         ids = seating.get(record.id, ())
         players = tuple((pid, names.get(pid, played)) for pid, played in zip(ids, record.names, strict=False))
-        try:
-            game = game_from_dict(record.log())
-            facts: JhyapFacts | SeepFacts = (
-                jhyap_facts(game) if isinstance(game, JhyapGame) else seep_facts(game)
-            )
-        except ScorerError as exc:
-            out.append(GameFacts(record, players, None, str(exc)))
-            continue
-        out.append(GameFacts(record, players, facts))
+        facts = _facts_of(record.log())
+        if isinstance(facts, str):
+            out.append(GameFacts(record, players, None, facts))
+        else:
+            out.append(GameFacts(record, players, facts))
     return out
+
+
+_FACTS: dict[str, JhyapFacts | SeepFacts | str] = {}  # a game log's facts, or why it does not replay
+_FACTS_KEPT = 20_000
+
+
+def _facts_of(log: dict[str, Any]) -> JhyapFacts | SeepFacts | str:
+    """The scorer's facts of a game log, replayed once per log in this process: the facts depend on the log
+    alone, so a log seen before (the same game, not changed since) is not replayed again."""
+    key = json.dumps(log, sort_keys=True, ensure_ascii=False)
+    found = _FACTS.get(key)
+    if found is not None:
+        return found
+    facts: JhyapFacts | SeepFacts | str
+    try:
+        game = game_from_dict(log)
+        facts = jhyap_facts(game) if isinstance(game, JhyapGame) else seep_facts(game)
+    except ScorerError as exc:
+        facts = str(exc)
+    if len(_FACTS) >= _FACTS_KEPT:
+        _FACTS.clear()
+    _FACTS[key] = facts
+    return facts
 
 
 def _add(table: dict[str, int | None], **values: int) -> None:
@@ -326,7 +348,7 @@ class Records:
         self.store = store
         self.names = {p.id: p.name for p in store.players()}
         self.games = game_facts(store.games(), store.seating(), self.names)
-        ended = {n.date: n.ended for n in store.nights()}
+        ended: dict[dt.date, dt.datetime | None] = dict(store.ended_nights())
         tallied = tally(self.games, self.names)
         self.all_time = AllTime(tallied.players, night_lines(self.games, ended), tallied.unreadable)
 
@@ -341,6 +363,19 @@ class Records:
 
     def story(self, date: dt.date) -> NightStory:
         return story(date, self.night_games(date))
+
+
+def warm_up(store: Store) -> threading.Thread:
+    """Replay every game of the record once, in a thread of its own, so that the first Players or Nights
+    screen finds the facts ready (a record of many nights takes seconds to replay on a Pi)."""
+
+    def work() -> None:
+        with contextlib.suppress(Exception):  # a record fault shows on the screen that reads it, not here
+            game_facts(store.games(), {}, {})
+
+    thread = threading.Thread(target=work, name="records-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def _rate(value: float | None) -> float | None:

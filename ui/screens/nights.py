@@ -14,7 +14,7 @@ from kivy.uix.widget import Widget
 from ui.design import MUTED, TOUCH, font, landscape
 from ui.i18n import _, ngettext, num
 from ui.logic import games
-from ui.logic.alltime import Records
+from ui.logic.alltime import Records, warm_up
 from ui.logic.record_views import date_text, night_rows, night_view, story_lines
 from ui.screens.base import Base, short
 from ui.screens.players import PlayerScreen, PlayersScreen
@@ -103,7 +103,8 @@ class StoryScreen(Base):
 
 
 def record_screens(app: TableTallyApp) -> dict[str, Base]:
-    """The screens of the record across nights, by name."""
+    """The screens of the record across nights, by name (the record's games replayed meanwhile)."""
+    warm_up(app.kiosk.store)
     return {
         "players": PlayersScreen(app, name="players"),
         "player": PlayerScreen(app, name="player"),

@@ -352,19 +352,20 @@ class Store:
 
     def nights(self) -> list[Night]:
         """Every night with games, the most recent first."""
+        return group_nights(self.games(), self.ended_nights())
+
+    def ended_nights(self) -> dict[dt.date, dt.datetime]:
+        """When each ended night was ended."""
         with self._lock:
             try:
-                ended = ended_nights(self._db)
+                return ended_nights(self._db)
             except sqlite3.Error as exc:
                 raise as_fault(exc, self.path, "cannot read the record") from exc
-        return group_nights(self.games(), ended)
 
     def night(self, date: dt.date) -> Night:
         start = dt.datetime.combine(date, dt.time(NIGHT_STARTS_HOUR))
         games = [g for g in self.games(since=start) if night_of(g.created) == date]
-        with self._lock:
-            ended = ended_nights(self._db).get(date)
-        return Night(date, tuple(games), ended)
+        return Night(date, tuple(games), self.ended_nights().get(date))
 
     def end_night(self, date: dt.date | None = None) -> None:
         """Note that a night (tonight by default) was ended: its story was told."""
