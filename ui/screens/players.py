@@ -54,7 +54,7 @@ class PlayersScreen(Base):
             side.size_hint_x = 0.42
         else:
             side.size_hint_y = None
-            side.height = TOUCH * 4 + dp(24)
+            side.height = TOUCH * 5 + dp(30)
         if form.selected is None:
             side.add_widget(
                 AutoLbl(_("Tap a player to see their record, rename or merge them."), "m", color=MUTED)
@@ -66,10 +66,8 @@ class PlayersScreen(Base):
             if form.mode is Mode.MERGE:
                 side.add_widget(Btn(_("Cancel"), self.cancel, role="quiet", name="merge-cancel"))
             else:
-                row = hbox(size_hint_y=None, height=TOUCH)
-                row.add_widget(Btn(_("Record"), self.show_record, role="primary", name="player-record"))
-                row.add_widget(Btn(_("Rename"), self.rename, name="player-rename"))
-                side.add_widget(row)
+                side.add_widget(Btn(_("Record"), self.show_record, role="primary", name="player-record"))
+                side.add_widget(Btn(_("Rename"), self.rename, name="player-rename"))
                 side.add_widget(Btn(_("Merge"), self.merge, name="player-merge"))
         if form.message:
             side.add_widget(AutoLbl(form.message, "m", color=WARN))
