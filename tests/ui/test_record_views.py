@@ -12,6 +12,7 @@ from ui.logic.alltime import Records
 from ui.logic.record_views import (
     Mode,
     PlayersForm,
+    all_time_rows,
     night_rows,
     night_view,
     player_lines,
@@ -55,6 +56,13 @@ def test_nights_and_a_night_as_tonight_shows_it(store: Store) -> None:
     assert [g.kind for g in view.games] == ["jhyap", "seep"]
     assert view.standings[0].name == "Dipesh" and view.standings[0].won == 1
     assert view.story[0] == "Winner of the night: Dipesh"
+
+
+def test_the_all_time_standings(store: Store) -> None:
+    rows = all_time_rows(Records(store))
+    assert rows[0] == ["Player", "Played", "Won", "Win rate"]
+    assert rows[1] == ["Dipesh", "1", "1", "100%"] and ["Asha", "2", "0", "0%"] in rows
+    assert len(rows) == 10  # the nine players of the two nights
 
 
 def test_a_players_page(store: Store) -> None:

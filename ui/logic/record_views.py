@@ -82,6 +82,16 @@ def night_rows(records: Records) -> list[NightRow]:
     return rows
 
 
+def all_time_rows(records: Records) -> list[list[str]]:
+    """The all-time standings as a table: the header, then each player (most games won first) with their
+    games played, won and win rate (Jhyap and Seep together)."""
+    rows = [[_("Player"), _("Played"), _("Won"), _("Win rate")]]
+    for p in records.all_time.players:
+        rate = p.won / p.played if p.played else None
+        rows.append([p.name, num(p.played), num(p.won), percent(rate)])
+    return rows
+
+
 @dataclass(frozen=True)
 class NightView:
     """One past night as Tonight shows tonight: its games and standings, and its story."""

@@ -15,7 +15,7 @@ from ui.design import MUTED, TOUCH, font, landscape
 from ui.i18n import _, ngettext, num
 from ui.logic import games
 from ui.logic.alltime import Records, warm_up
-from ui.logic.record_views import date_text, night_rows, night_view, story_lines
+from ui.logic.record_views import all_time_rows, date_text, night_rows, night_view, story_lines
 from ui.screens.base import Base, short
 from ui.screens.players import PlayerScreen, PlayersScreen
 from ui.store import night_of
@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 class NightsScreen(Base):
     def build(self, root: Any) -> None:
         root.add_widget(self.top_bar(_("Nights"), back=(_("Home"), self.app.go_home)))
-        rows = night_rows(Records(self.kiosk.store))
+        records = Records(self.kiosk.store)
+        rows = night_rows(records)
+        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
         box = vbox(size_hint_y=None, spacing=dp(4))
         if not rows:
             box.add_widget(AutoLbl(_("No nights yet."), "m", color=MUTED))
@@ -43,7 +45,12 @@ class NightsScreen(Base):
                     height=TOUCH + dp(8),
                 )
             )
-        root.add_widget(scroller(box))
+        body.add_widget(scroller(box))
+        standings = vbox()
+        standings.add_widget(AutoLbl(_("All-time standings"), "m", bold=True, color=MUTED))
+        standings.add_widget(scroller(table(all_time_rows(records), [3, 1.2, 1, 1.4], bold_col=2)))
+        body.add_widget(standings)
+        root.add_widget(body)
 
 
 class NightScreen(Base):
