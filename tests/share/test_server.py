@@ -151,7 +151,7 @@ def test_a_phone_that_stops_reading_is_dropped_and_the_others_still_get_every_ro
     server.start()
     stalled = socket.create_connection(("127.0.0.1", server.port))
     stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")  # and never reads again
+    stalled.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # and never reads again
     phone = Stream(server.port)
     try:
         phone.next_snapshot()

@@ -9,7 +9,8 @@ port closes at once), ``notify`` (something changed; thread-safe and cheap).
 Bounds: at most ``max_clients`` live streams (the next gets 503 and polls instead), a stream whose phone
 stops reading is dropped after ``SEND_TIMEOUT_S``, request heads over ``MAX_HEAD_BYTES`` get 431, a
 request head not complete within ``HEAD_TIMEOUT_S`` (slow-loris) is cut off, idle keep-alive connections
-close after 5 s, and only peers on loopback or the private ranges of a home network are served.
+close after 5 s, only peers on loopback or the private ranges of a home network are served, and only
+requests whose Host is the kiosk's own name or address (:class:`KioskNames`; any other gets 400).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ import asyncio
 import contextlib
 import errno
 import hashlib
+import ipaddress
 import json
 import logging
+import os
 import secrets
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from ui.i18n import _, language
 from ui.share import DEFAULT_PORT, EVERY_ADDRESS, ShareError, labels
 from ui.share.net import is_local_address, lan_addresses, page_url
+from ui.share.sharing import ENV_ADDRESS
 from ui.share.snapshot import snapshot
 from ui.store import Store
 
@@ -241,8 +245,85 @@ class Headers:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(hub: Hub) -> ASGIApp:
-    """The read-only routes: every one is GET (and HEAD); anything else is 405, unknown paths 404."""
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-._")
+
+
+def host_name(host: str) -> str | None:
+    """The name in a Host header (``name``, ``name:port``, ``[v6]:port``), lower-case, without the port or
+    a final dot; None when it is not one."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, close, rest = host[1:].partition("]")
+        if not close or (rest and not (rest.startswith(":") and rest[1:].isdigit())):
+            return None
+        return name if name and all(c in "0123456789abcdef:.%" or c.isalnum() for c in name) else None
+    name, colon, port = host.partition(":")
+    if colon and not port.isdigit():
+        return None
+    name = name.rstrip(".")
+    return name if name and all(c in _NAME_CHARACTERS for c in name) else None
+
+
+def own_names(environ: Mapping[str, str] | None = None) -> frozenset[str]:
+    """The names the kiosk answers to: ``localhost``, this machine's hostname and ``<hostname>.local``,
+    and the name set in ``TABLETALLY_SHARE_ADDRESS`` (the one the QR code shows first)."""
+    environ = os.environ if environ is None else environ
+    hostname = socket.gethostname().lower().rstrip(".")
+    names = {"localhost", hostname, f"{hostname.split('.')[0]}.local"}
+    chosen = host_name(environ.get(ENV_ADDRESS, ""))
+    if chosen:
+        names.add(chosen)
+    return frozenset(names)
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        address = ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+class KioskNames:
+    """Serves a request only when its Host is the kiosk's own: one of :func:`own_names`, or one of its
+    addresses (loopback, or the address the request came in on). Any other Host gets 400: a web page
+    elsewhere that points its own name at the kiosk (DNS rebinding) cannot read the scoreboard."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
+        self.app = app
+        self.names = names
+
+    def allowed(self, host: str, scope: Scope) -> bool:
+        name = host_name(host)
+        if name is None:
+            return False
+        if name in self.names:
+            return True
+        address = _address(name)
+        if address is None:
+            return False
+        server = scope.get("server")
+        return address.is_loopback or (server is not None and address == _address(str(server[0])))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            hosts = [v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"host"]
+            if len(hosts) != 1 or not self.allowed(hosts[0], scope):
+                refused = PlainTextResponse(
+                    _("This scoreboard answers only to the kiosk's own name or address.") + "\n",
+                    status_code=400,
+                    headers={"cache-control": "no-store"},
+                )
+                await refused(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(hub: Hub, names: frozenset[str] | None = None) -> ASGIApp:
+    """The read-only routes: every one is GET (and HEAD); anything else is 405, unknown paths 404; a Host
+    that is not the kiosk's own (``names``, default :func:`own_names`, or its address) 400."""
     get = ["GET"]
     routes = [
         Route("/", _page, methods=get),
@@ -255,7 +336,7 @@ def create_app(hub: Hub) -> ASGIApp:
         Route("/api/snapshot", Snapshot(hub), methods=get),
         Route("/api/events", Events(hub), methods=get),
     ]
-    return Headers(Starlette(routes=routes))
+    return Headers(KioskNames(Starlette(routes=routes), own_names() if names is None else names))
 
 
 # -- the protocol: uvicorn's h11, with a deadline for the request head and local peers only -------------
