@@ -1034,6 +1034,41 @@ def camera_check_script(d: Driver, app: Any) -> Script:
     step("camera check done")
 
 
+def story_script(d: Driver, app: Any) -> Script:
+    """Players across nights: two earlier nights come in through tabletally import's code (the same player
+    once typed "Dipu"); New game first tells the last night's story, then offers the past players; the
+    Players screen merges Dipu into Dipesh."""
+    import datetime as dt
+
+    from ui.logic.record_import import import_log
+
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "jhyap-four-players.json"
+    log = json.loads(example.read_text(encoding="utf-8"))
+    dipu = json.loads(json.dumps(log).replace("Dipesh", "Dipu"))
+    today = dt.datetime.now().replace(microsecond=0)
+    store = app.kiosk.store
+    import_log(store, dipu, today - dt.timedelta(days=14), "two weeks ago")
+    import_log(store, log, today - dt.timedelta(days=7), "a week ago")
+    yield 0.2
+    yield from d.press("new-jhyap")
+    if app.current != "story":
+        raise DemoError(f"New game did not tell last week's story first (on {app.current})")
+    yield from d.shot("story-next-night")
+    yield from d.press("story-done")
+    if app.current != "new_game":
+        raise DemoError(f"after the story, {app.current} instead of New game")
+    yield from d.shot("new-game-past-players")
+    yield from d.press("back", "players")
+    names = [p.name for p in app.screens["players"].form.players]
+    yield from d.press(f"player-{names.index('Dipesh')}", "player-merge", f"player-{names.index('Dipu')}")
+    yield from d.shot("players-merge")
+    yield from d.press("sheet-yes")
+    yield from d.shot("players-merged")
+    if [p.name for p in app.screens["players"].form.players].count("Dipu"):
+        raise DemoError("Dipu is still a player of their own after the merge")
+    step("story done")
+
+
 SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "full": full_demo,
     "crash": crash_script,
@@ -1042,6 +1077,7 @@ SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "five": five_players_script,
     "scan-speed": scan_speed_script,
     "camera-check": camera_check_script,
+    "story": story_script,
 }
 
 
