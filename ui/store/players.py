@@ -90,6 +90,7 @@ def players(db: sqlite3.Connection) -> list[Player]:
         Player(int(i), name, int(n), dt.datetime.fromisoformat(last) if last else None)
         for i, name, n, last in db.execute(_PLAYERS)
     ]
+
     def order(p: Player) -> tuple[int, int, float, str]:
         if p.last_played is None:
             return (0, 0, 0.0, p.name.casefold())
