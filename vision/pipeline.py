@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.camera import load_image
-from vision.cards import (
+from vision.base.photo import check_image_array, check_not_blank, load_image
+from vision.base.types import CardReading, box_center
+from vision.runtimes.protocols import Detector
+from vision.table.cards import (
     DEFAULT_RULES,
     PairingRules,
     cards_from_detections,
@@ -16,31 +18,6 @@ from vision.cards import (
     group_into_hands,
     limit_copies,
 )
-from vision.detector import Detector, check_image_array
-from vision.types import CardReading, ImageError, box_center
-
-BLANK_STD = 2.0
-"""A photo whose grey levels vary less than this (standard deviation, 0-255) is blank: lens covered,
-camera not ready, or an all-black/all-white file."""
-
-MIN_SIDE = 32
-
-
-def check_not_blank(image: np.ndarray, name: str = "photo") -> None:
-    """Raise :class:`ImageError` if ``image`` is too small or one flat colour."""
-    check_image_array(image)
-    h, w = image.shape[:2]
-    if min(h, w) < MIN_SIDE:
-        raise ImageError(f"{name}: {w}x{h} pixels is too small to hold readable cards")
-    step = max(1, max(h, w) // 512)
-    sample = image[::step, ::step].astype(np.float32)
-    grey = sample @ np.array([0.114, 0.587, 0.299], dtype=np.float32)
-    std = float(grey.std())
-    if std < BLANK_STD:
-        raise ImageError(
-            f"{name}: the photo is blank (one flat colour, grey level {grey.mean():.0f} +/- {std:.1f}); "
-            "is the lens covered or the light off?"
-        )
 
 
 def read_cards(
@@ -54,7 +31,7 @@ def read_cards(
     """Read every card in a photo (a BGR array or an image file) and group them into hands.
 
     ``decks``, when given, is how many packs the cards come from: a code read more often than they hold
-    is read again from its alternatives (:func:`vision.cards.limit_copies`).
+    is read again from its alternatives (:func:`vision.table.cards.limit_copies`).
 
     ``ms`` in the result is the time from the decoded image to the card list (detection, pairing and
     grouping). Raises :class:`ImageError` for a missing, unreadable or blank photo and

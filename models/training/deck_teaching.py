@@ -1,4 +1,5 @@
-"""Measure teaching a deck (:mod:`vision.deck`): the kiosk's reading of a deck before and after it is taught.
+"""Measure teaching a deck (:mod:`vision.deck.memory`): the kiosk's reading of a deck before and after it is
+taught.
 
 Synthetic designs no model trained on: procedural decks (:mod:`models.training.data.procedural`) numbered
 far past the trained ones (``proc-300`` ...; training drew ``proc-00`` ... ``proc-191`` with seed 0, see
@@ -37,12 +38,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.deck import DeckMemory, TeachPhoto, teach, use_deck
-from vision.detector import CardDetector
-from vision.evaluate import Score
+from vision.base.types import Detection
+from vision.deck.memory import DeckMemory, use_deck
+from vision.devtools.evaluate import Score
 from vision.pipeline import read_cards
-from vision.reader import CornerReader
-from vision.types import Detection
+from vision.reader.corners import CornerReader
+from vision.reading.detector import CardDetector
+from vision.teach import TeachPhoto, teach
 
 FACES = Path("runs/deckteach/faces")
 COURT_DECKS = ("standard", "gm-paris")  # SVG training decks lending court pictures to the drawn decks

@@ -50,11 +50,12 @@ from models.training.readability import render as render_readability
 from scorer.cards import CARD_CODES, Card
 from scorer.jhyap import card_value
 from scorer.seep import seep_card_points
-from vision.detector import TILE_ROTATIONS, CardDetector, Detection
-from vision.geometry import box_iou_one
-from vision.model_config import DEFAULT_ONNX, DEFAULT_ROTATIONS, rotations_from, tiling, tuned_conf
-from vision.reader import DEFAULT_READER
-from vision.types import ModelError
+from vision.base.geometry import box_iou_one
+from vision.base.types import ModelError
+from vision.reader.corners import DEFAULT_READER
+from vision.reading.detector import CardDetector, Detection
+from vision.reading.rules import TILE_ROTATIONS
+from vision.runtimes.model_files import DEFAULT_ONNX, DEFAULT_ROTATIONS, rotations_from, tiling, tuned_conf
 
 REPO = MODELS_DIR.parent
 DEFAULT_REAL = REPO.parent / "shared" / "realcards"
@@ -186,7 +187,7 @@ SHIPPED_ONNX = DEFAULT_ONNX  # models/cards.onnx
 
 class OnePass:
     """The model once over the whole photo, the targets' measure: the kiosk's own
-    :class:`vision.detector.CardDetector` with no tiling, one turn and no corner reader, its threshold
+    :class:`vision.reading.detector.CardDetector` with no tiling, one turn and no corner reader, its threshold
     chosen per call (the threshold sweep reads once at the lowest and filters)."""
 
     name = "one pass"
@@ -210,14 +211,14 @@ def cards_read(detections: list[Detection]) -> set[str]:
 
 
 class KioskReading:
-    """The kiosk's own reading of a photo (:class:`vision.detector.CardDetector`: auto tiling, quarter
+    """The kiosk's own reading of a photo (:class:`vision.reading.detector.CardDetector`: auto tiling, quarter
     turns voting, the corner reader) behind the one-pass detector's ``detect`` interface, so the real-photo
     measures can be taken both ways. Its threshold is fixed when it is built; ``detect`` refuses another."""
 
     def __init__(
         self, model: Path, conf: float, tiles: int | None = None, rotations: int = 2, reader: str = "off"
     ) -> None:
-        from vision.detector import CardDetector
+        from vision.reading.detector import CardDetector
 
         self.conf = conf
         self.name = "kiosk" if tiles is None else f"kiosk, {tiles} x {tiles} tiles"
@@ -511,7 +512,8 @@ def kiosk_reads(
     reader: str = "off",
 ) -> list[set[str]]:
     """The cards read in each held-out photo by the kiosk's own detector
-    (:class:`vision.detector.CardDetector`) when it also reads a ``tiles`` x ``tiles`` grid of crops at full
+    (:class:`vision.reading.detector.CardDetector`) when it also reads a ``tiles`` x ``tiles`` grid of crops
+    at full
     scale, as it does for large camera stills, or
     (``tiles=None``) as the kiosk reads each photo: 2 x 2 crops where the corners come out small; each
     view read in ``rotations`` quarter turns (the kiosk: 2), the views voting on each corner; each corner
@@ -520,7 +522,7 @@ def kiosk_reads(
     The synthetic photos are 640 px, so this shows how much of the whole-photo failure is the corners'
     size rather than the model not knowing the card.
     """
-    from vision.detector import CardDetector
+    from vision.reading.detector import CardDetector
 
     kiosk = CardDetector(model, conf=conf, tiles=tiles, rotations=rotations, reader=reader).load()
     return [

@@ -21,7 +21,7 @@ from pathlib import Path
 from models.training.classes import CLASSES_JSON, MODELS_DIR, load_class_names, write_classes_json
 from models.training.train import DEFAULT_CONFIG, ConfigError, load_config, offline_environment
 from scorer.cards import CARD_CODES
-from vision.model_config import DEFAULT_ONNX
+from vision.runtimes.model_files import DEFAULT_ONNX
 
 SHIPPED_PT = MODELS_DIR / "cards.pt"
 SHIPPED_ONNX = DEFAULT_ONNX  # models/cards.onnx, what the kiosk runs
@@ -96,8 +96,8 @@ def export(
 def _check_onnx(path: Path, classes: Path, imgsz: int, dynamic: bool = True) -> None:
     import numpy as np
 
-    from vision.detector import CardDetector
-    from vision.errors import VisionError
+    from vision.base.errors import VisionError
+    from vision.reading.detector import CardDetector
 
     try:  # the kiosk's own detector, one plain pass
         det = CardDetector(path, tiles=1, rotations=1, reader="off").load()

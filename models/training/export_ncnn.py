@@ -3,7 +3,7 @@
 Runs ``pnnx`` (PyPI, the ``train`` extra) on the exported ONNX model, its input fixed to the square
 ``classes.json`` "imgsz" first (pnnx leaves a dynamic YOLO head with layers NCNN cannot run), and ships the
 NCNN graph and weights as ``models/cards.ncnn.param`` and ``models/cards.ncnn.bin``, which
-:class:`vision.ncnn_backend.NcnnDetector` reads. The kiosk never converts anything; this runs once per
+:class:`vision.reading.detector.NcnnDetector` reads. The kiosk never converts anything; this runs once per
 exported model (after ``models.training.export``). It then reads the demo photos with both runtimes, one
 upright pass each, and prints how far they agree (corners found by both, largest score difference).
 """
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.model_config import DEFAULT_ONNX, exported_imgsz
-from vision.ncnn_backend import DEFAULT_NCNN
+from vision.runtimes.model_files import DEFAULT_ONNX, exported_imgsz
+from vision.runtimes.ncnn import DEFAULT_NCNN
 
 
 class ConversionError(RuntimeError):
@@ -79,10 +79,9 @@ def convert(onnx: Path = DEFAULT_ONNX, param: Path = DEFAULT_NCNN) -> tuple[Path
 def agreement(photos: list[Path], onnx: Path = DEFAULT_ONNX, param: Path = DEFAULT_NCNN) -> dict[str, float]:
     """Both runtimes on ``photos``, one upright pass without the corner reader: the largest difference of
     any class score in the raw outputs, and the corners found by both (same code, IoU >= 0.5) of all."""
-    from vision.camera import load_image
-    from vision.detector import CardDetector
-    from vision.geometry import box_iou_one, letterbox
-    from vision.ncnn_backend import NcnnDetector
+    from vision.base.geometry import box_iou_one, letterbox
+    from vision.base.photo import load_image
+    from vision.reading.detector import CardDetector, NcnnDetector
 
     ort = CardDetector(onnx, tiles=1, rotations=1, reader="off").load()
     ncnn = NcnnDetector(param, tiles=1, rotations=1, reader="off").load()
@@ -113,7 +112,7 @@ def agreement(photos: list[Path], onnx: Path = DEFAULT_ONNX, param: Path = DEFAU
 
 
 def main(argv: list[str] | None = None) -> int:
-    from vision.camera import demo_photos
+    from vision.cameras import demo_photos
 
     parser = argparse.ArgumentParser(prog="python -m models.training.export_ncnn", description=__doc__)
     parser.add_argument(

@@ -79,7 +79,7 @@ esac
 case "$*" in
   *picamera2*) exit 0 ;;
   # Timing the runtimes is the Pi's own work: the real choice, from the Pi's times in $FAKE_PI_TIMES.
-  *"vision.ncnn_backend --choose") exec "$FAKE_PI_REAL_PYTHON" "$@" --times "$FAKE_PI_TIMES" ;;
+  *"vision.runtimes.choice --choose") exec "$FAKE_PI_REAL_PYTHON" "$@" --times "$FAKE_PI_TIMES" ;;
 esac
 exec "$FAKE_PI_REAL_PYTHON" "$@"
 """

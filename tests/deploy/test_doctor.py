@@ -256,7 +256,7 @@ def test_the_bundled_test_photo_and_its_cards_are_installed() -> None:
     photos = bundled_test_photos()
     assert len(photos) == 1 and photos[0].path.name == "doctor-photo.jpg"
     assert photos[0].cards == ("7H", "7D", "9D")
-    from vision.camera import load_image
+    from vision.base.photo import load_image
 
     assert load_image(photos[0].path).shape == (480, 640, 3)
 
@@ -635,7 +635,7 @@ def test_real_reader_reads_the_bundled_photo_with_a_real_onnx_model(
     """vision's detector and corner pairing, run by the doctor on its own test photo: a model that only
     ever sees 7H is caught missing 7D and 9D. (Without the corner reader, which would see no 7H where
     this model puts one and drop it: then the doctor says the model reads none of the cards.)"""
-    from vision.types import CARD_CODES
+    from vision.base.types import CARD_CODES
 
     monkeypatch.setenv("TABLETALLY_READER", "off")
 

@@ -1,4 +1,4 @@
-"""The doctor's placement check: the camera's height judged from one photo (vision.placement)."""
+"""The doctor's placement check: the camera's height judged from one photo (vision.table.placement)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 
 from ui.commands import doctor
 from ui.commands.doctor import TEST_PHOTO, CheckName, Status, check_placement
-from vision.model_config import DEFAULT_ONNX
-from vision.placement import GOOD_MODEL_PX, MIN_MODEL_PX
-from vision.types import DetectedCard
+from vision.base.types import DetectedCard
+from vision.runtimes.model_files import DEFAULT_ONNX
+from vision.table.placement import GOOD_MODEL_PX, MIN_MODEL_PX
 
 W, H = 2304, 1296
 GOOD_CORNER_PX = GOOD_MODEL_PX * W / 576  # the thresholds in this photo's pixels

@@ -1,5 +1,6 @@
 """The doctor times each runtime of the card model installed on the device and says which the kiosk reads
-with, and why; the installer's choice (vision.ncnn_backend.choose_runtime) is the rule it checks against."""
+with, and why; the installer's choice (vision.runtimes.choice.choose_runtime) is the rule it checks
+against."""
 
 from __future__ import annotations
 

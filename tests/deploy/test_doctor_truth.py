@@ -15,7 +15,7 @@ import pytest
 from ui.commands import doctor
 from ui.commands.doctor import CheckName, Status, check_database
 from ui.store import Store
-from vision.model_config import DEFAULT_ONNX
+from vision.runtimes.model_files import DEFAULT_ONNX
 
 SKIP_ALL_BUT_MODEL = [
     arg for name in CheckName if name is not CheckName.MODEL for arg in ("--skip", name.value)

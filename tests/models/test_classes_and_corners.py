@@ -41,7 +41,7 @@ def test_class_list_round_trips_and_bad_files_are_named(tmp_path: Path) -> None:
 
 
 def test_tuned_threshold_is_saved_for_the_runtime_detector(tmp_path: Path) -> None:
-    from vision.detector import CardDetector
+    from vision.reading.detector import CardDetector
 
     path = write_classes_json(tmp_path / "classes.json", conf=0.15)
     assert json.loads(path.read_text())["conf"] == 0.15
@@ -172,7 +172,7 @@ def test_ultralytics_backend_runs_at_the_exported_size(tmp_path: Path) -> None:
     pytest.importorskip("ultralytics")
     import shutil
 
-    from vision.ultralytics_backend import UltralyticsDetector
+    from vision.runtimes.ultralytics import UltralyticsDetector
 
     shutil.copy(CLASSES_JSON.parent / "cards.pt", tmp_path / "cards.pt")
     write_classes_json(tmp_path / "classes.json", imgsz=352)

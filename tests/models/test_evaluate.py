@@ -22,7 +22,7 @@ from models.training.evaluate import (
     render_report,
     saved_conf,
 )
-from vision.detector import Detection
+from vision.reading.detector import Detection
 
 
 class ScriptedDetector:
@@ -331,7 +331,7 @@ def test_real_photos_are_measured_as_the_kiosk_reads_them_too(tmp_path: Path, fa
     # design's card, photographed upside down, is its top detection, and the report says which reading.
     from models.training.evaluate import SHIPPED_ONNX, KioskReading
     from tests.models.helpers import on_table
-    from vision.reader import DEFAULT_READER
+    from vision.reader.corners import DEFAULT_READER
 
     face = cv2.imread(str(faces_dir / "ais-tigullio" / "QH.png"), cv2.IMREAD_UNCHANGED)
     assert face is not None

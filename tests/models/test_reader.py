@@ -16,8 +16,8 @@ from models.training.reader.data import main as reader_data_main
 from models.training.reader.train import export, train
 from tests.models.conftest import TEST_DECKS
 from tests.models.helpers import on_table
-from vision.reader import DEFAULT_READER, CornerReader
-from vision.types import CARD_CODES
+from vision.base.types import CARD_CODES
+from vision.reader.corners import DEFAULT_READER, CornerReader
 
 
 @pytest.fixture(scope="module")

@@ -110,7 +110,7 @@ def test_the_one_pass_reading_reads_once_at_the_threshold_asked(one_pass: OnePas
 def test_shipped_files_agree(one_pass: OnePass) -> None:
     import json
 
-    from vision.detector import CardDetector
+    from vision.reading.detector import CardDetector
 
     shipped = json.loads(CLASSES_JSON.read_text(encoding="utf-8"))
     assert CardDetector(SHIPPED_ONNX).load().codes == CARD_CODES == tuple(shipped["names"])
@@ -148,9 +148,9 @@ def test_the_kiosk_reads_a_rendered_card_in_its_turns(
     # model reads sideways indices less surely: docs/vision.md, "Reading each view in turns").
     import numpy as np
 
-    from vision.cards import cards_from_detections
-    from vision.detector import CardDetector
-    from vision.model_config import DEFAULT_ROTATIONS
+    from vision.reading.detector import CardDetector
+    from vision.runtimes.model_files import DEFAULT_ROTATIONS
+    from vision.table.cards import cards_from_detections
 
     face = cv2.imread(str(faces_dir / "ais-tigullio" / f"{code}.png"), cv2.IMREAD_UNCHANGED)
     assert face is not None

@@ -18,11 +18,11 @@ from ui.logic.camera_check import (
     remember,
 )
 from ui.store import Store
-from vision.errors import CameraError
-from vision.fake import FakeDetector
-from vision.placement import GOOD_MODEL_PX, MIN_MODEL_PX, Verdict
-from vision.seats import layout
-from vision.types import Detection
+from vision.base.errors import CameraError
+from vision.base.types import Detection
+from vision.runtimes.fake import FakeDetector
+from vision.table.placement import GOOD_MODEL_PX, MIN_MODEL_PX, Verdict
+from vision.table.seats import layout
 
 W, H = 1152, 648
 GOOD_CORNER_PX = round(GOOD_MODEL_PX * W / 576)  # the thresholds in this photo's pixels

@@ -15,11 +15,11 @@ from ui.logic.kiosk import Kiosk, KioskError
 from ui.logic.scan import HandCard, ScanResult
 from ui.logic.seep_deal import BOTH
 from ui.store import Store
-from vision.seats import layout
+from vision.table.seats import layout
 
 PLAYERS = ["Asha", "बिकास", "Chandra", "Dipa"]
 # Where each seat's hand lies in a 1000 x 1000 photo with the kiosk at the bottom: bottom-left, top-left,
-# top-right, bottom-right (vision.seats.layout(4)).
+# top-right, bottom-right (vision.table.seats.layout(4)).
 SPOTS = [(230, 770), (230, 230), (770, 230), (770, 770)]
 
 

@@ -19,10 +19,10 @@ from ui.logic.deck_teach import (
     deck_label,
 )
 from ui.store import Store
-from vision.deck import DeckShelf
-from vision.fake import FakeDetector
-from vision.reader import DEFAULT_READER, CornerReader
-from vision.types import Detection
+from vision.base.types import Detection
+from vision.deck.shelf import DeckShelf
+from vision.reader.corners import DEFAULT_READER, CornerReader
+from vision.runtimes.fake import FakeDetector
 
 pytestmark = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="models/reader.onnx not exported")
 

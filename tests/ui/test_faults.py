@@ -326,7 +326,7 @@ def test_the_record_and_photos_are_private(tmp_path: Path) -> None:
 
 def test_players_read_a_sentence_not_onnx_runtimes_error(tmp_path: Path) -> None:
     from ui.logic.scan import _model_message
-    from vision.detector import CardDetector
+    from vision.reading.detector import CardDetector
 
     bad = tmp_path / "cards.onnx"
     bad.write_bytes(os.urandom(4000))

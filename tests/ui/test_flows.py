@@ -20,8 +20,8 @@ from ui.logic.new_game import FormError, NewGameForm
 from ui.logic.scan import CardPicker, HandCard, Scanner, ScanPhase, ScanResult, card_label
 from ui.logic.seep_deal import SeepDealFlow
 from ui.store import GameStatus, Store
-from vision.fake import FakeDetector
-from vision.types import Detection
+from vision.base.types import Detection
+from vision.runtimes.fake import FakeDetector
 
 PLAYERS = ["Asha", "बिकास", "Chandra", "Dipa"]
 ROUND1 = {

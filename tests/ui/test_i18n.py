@@ -389,8 +389,8 @@ def test_camera_and_photo_problems_are_explained_in_the_players_language(
     import numpy as np
 
     from ui.logic.rule_messages import explain_photo
-    from vision.camera import FolderCamera
-    from vision.pipeline import check_not_blank
+    from vision.base.photo import check_not_blank
+    from vision.cameras import FolderCamera
 
     reasons = []
     for fail in (

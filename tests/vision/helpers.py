@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.types import CARD_CODES
+from vision.base.types import CARD_CODES
 
 N_CLASSES = len(CARD_CODES)
 
@@ -164,7 +164,7 @@ def write_constant_reader(folder: Path, logits: dict[str, float], size: int = 48
 
     from onnx import TensorProto, helper, numpy_helper
 
-    from vision.reader import NONE_CLASS
+    from vision.reader.corners import NONE_CLASS
 
     names = [*CARD_CODES, NONE_CLASS]
     row = np.full((1, len(names)), -10.0, dtype=np.float32)

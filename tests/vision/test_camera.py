@@ -9,9 +9,10 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.camera as camera_mod
+import vision.cameras as camera_mod
 from tests.vision.helpers import table_photo
-from vision.camera import (
+from vision.base.types import CameraError
+from vision.cameras import (
     Camera,
     CameraInfo,
     CameraKind,
@@ -22,7 +23,6 @@ from vision.camera import (
     open_camera,
     parse_spec,
 )
-from vision.types import CameraError
 
 
 @pytest.fixture

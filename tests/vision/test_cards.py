@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.cards import (
+from vision.base.types import DetectedCard, Detection
+from vision.table.cards import (
     PairingRules,
     card_direction,
     card_shaped,
@@ -23,7 +24,6 @@ from vision.cards import (
     pair_cost,
     turn_gap,
 )
-from vision.types import DetectedCard, Detection
 
 CORNER = 20.0  # corner box side in pixels: distances below are in corner sizes
 

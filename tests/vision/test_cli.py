@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.camera as camera_mod
+import vision.cameras as camera_mod
 from tests.vision.helpers import raw_output, table_photo
 from ui.cli import main
 

@@ -1,4 +1,5 @@
-"""A taught deck (vision.deck): names and codes, reading order, the memory's blend and checks, the shelf."""
+"""A taught deck (vision.deck, vision.teach): names and codes, reading order, the memory's blend and
+checks, the shelf."""
 
 from __future__ import annotations
 
@@ -7,26 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.deck import (
-    INFO_FILE,
-    MIN_CARDS,
-    VIEWS,
-    DeckError,
-    DeckMemory,
-    DeckShelf,
-    TeachPhoto,
-    by_geometry,
-    check_deck_name,
-    code_from_filename,
-    match_photo,
-    parse_order,
-    reader_fingerprint,
-    reading_order,
-    use_deck,
-    views,
-)
-from vision.reader import DEFAULT_READER, CornerReader
-from vision.types import CARD_CODES, CardReading, DetectedCard
+from vision.base.types import CARD_CODES, CardReading, DetectedCard
+from vision.deck.memory import MIN_CARDS, VIEWS, DeckError, DeckMemory, reader_fingerprint, use_deck, views
+from vision.deck.shelf import INFO_FILE, DeckShelf, check_deck_name
+from vision.reader.corners import DEFAULT_READER, CornerReader
+from vision.teach import TeachPhoto, by_geometry, code_from_filename, match_photo, parse_order, reading_order
 
 needs_reader = pytest.mark.skipif(not DEFAULT_READER.is_file(), reason="models/reader.onnx not exported")
 
@@ -360,26 +346,21 @@ def lettered(offset_y: int = 0) -> tuple[np.ndarray, list[tuple[float, float, fl
     return image, boxes
 
 
-class FaintDetector:
-    """The part of a detector a taught deck's rescue uses: its reader, its threshold and the faint
-    candidates of one pass (here given: boxes and their best scores, under the threshold)."""
+CONF = 0.2  # the detector's threshold: a rescued card's confidence
 
-    conf = 0.2
 
-    def __init__(self, reader: CornerReader, faint: list[tuple[tuple[float, ...], float]]) -> None:
-        self.reader = reader
-        self.faint = faint
-
-    def faint_candidates(self, image: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
-        boxes = np.array([b for b, _ in self.faint], np.float32).reshape(-1, 4)
-        scores = np.zeros((len(self.faint), len(CARD_CODES)), np.float32)
-        scores[:, 0] = [s for _, s in self.faint]
-        keep = scores.max(axis=1) >= floor
-        return boxes[keep], scores[keep]
+def faint(spots: list[tuple[tuple[float, ...], float]], floor: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+    """The faint candidates of one pass a taught deck's rescue looks at (here given: boxes and their best
+    scores, under the threshold), down to ``floor``."""
+    boxes = np.array([b for b, _ in spots], np.float32).reshape(-1, 4)
+    scores = np.zeros((len(spots), len(CARD_CODES)), np.float32)
+    scores[:, 0] = [s for _, s in spots]
+    keep = scores.max(axis=1) >= floor
+    return boxes[keep], scores[keep]
 
 
 def lettered_memory(reader: CornerReader) -> DeckMemory:
-    from vision.deck import kept_patch
+    from vision.deck.memory import kept_patch
 
     image, boxes = lettered()
     patches = np.stack([kept_patch(image, b) for b in boxes])
@@ -390,10 +371,9 @@ def lettered_memory(reader: CornerReader) -> DeckMemory:
 def test_a_taught_deck_rescues_corners_the_detector_scored_low(reader: CornerReader) -> None:
     memory = lettered_memory(reader)
     image, boxes = lettered(offset_y=120)  # another photo: the same cards elsewhere
-    detector = FaintDetector(reader, [(boxes[0], 0.02), (boxes[2], 0.06)])
-    rescued = memory.rescue(detector, image, [])
+    rescued = memory.rescue(reader, image, [], faint([(boxes[0], 0.02), (boxes[2], 0.06)]), CONF)
     assert sorted((d.code, d.box) for d in rescued) == [("3S", boxes[2]), ("AS", boxes[0])]
-    assert all(d.confidence == detector.conf for d in rescued)  # shown as doubtful, for the players
+    assert all(d.confidence == CONF for d in rescued)  # shown as doubtful, for the players
 
 
 @needs_reader
@@ -401,19 +381,19 @@ def test_a_false_candidate_that_matches_no_prototype_is_not_accepted(reader: Cor
     memory = lettered_memory(reader)
     image, _ = lettered(offset_y=120)
     blank = (300.0, 230.0, 330.0, 270.0)  # the bare table
-    assert memory.rescue(FaintDetector(reader, [(blank, 0.1)]), image, []) == []
+    assert memory.rescue(reader, image, [], faint([(blank, 0.1)]), CONF) == []
 
 
 @needs_reader
 def test_a_faint_candidate_on_a_corner_already_read_is_not_added_again(reader: CornerReader) -> None:
-    from vision.types import Detection
+    from vision.base.types import Detection
 
     memory = lettered_memory(reader)
     image, boxes = lettered(offset_y=120)
     found = [Detection("AS", 0.9, boxes[0])]
     x0, y0, x1, y1 = boxes[0]
     again = (x0 + 2, y0 + 1, x1 + 2, y1 + 1)  # the same corner, a little shifted
-    rescued = memory.rescue(FaintDetector(reader, [(again, 0.05), (boxes[1], 0.05)]), image, found)
+    rescued = memory.rescue(reader, image, found, faint([(again, 0.05), (boxes[1], 0.05)]), CONF)
     assert [(d.code, d.box) for d in rescued] == [("AS", boxes[0]), ("2S", boxes[1])]
 
 
@@ -422,7 +402,8 @@ def test_a_faint_candidate_on_a_corner_already_read_is_not_added_again(reader: C
 def test_the_rescue_reuses_the_readings_upright_pass_and_runs_none_of_its_own(
     reader: CornerReader, monkeypatch: pytest.MonkeyPatch, effort: str
 ) -> None:
-    from vision.detector import CardDetector
+    from vision.reading.detector import CardDetector
+    from vision.reading.passes import Passes
 
     detector = CardDetector(reader=DEFAULT_READER, threads=1, effort=effort)
     if not detector.model_path.is_file():
@@ -444,5 +425,61 @@ def test_the_rescue_reuses_the_readings_upright_pass_and_runs_none_of_its_own(
     inputs.clear()
     found = detector.detect(image)
     assert inputs == standard  # the taught reading runs the standard reading's passes, none more
-    # the same corners as the rescue running its own upright pass (``faint_candidates``), as it did
-    assert found == memory.rescue(detector, image, detector._read(image))
+    # the same corners as the rescue given an upright pass of its own
+    own = Passes(detector, image, keep=memory.rescue_floor).whole(0, floor=memory.rescue_floor)
+    assert found == memory.rescue(reader, image, detector._read(image), own, detector.conf)
+
+
+@needs_reader
+def test_a_deck_keeps_its_photos_and_its_detector_when_cards_are_added(
+    tmp_path: Path, reader: CornerReader
+) -> None:
+    from types import SimpleNamespace
+
+    from vision.deck.memory import kept_patch
+
+    shelf = DeckShelf(tmp_path)
+    image, boxes = lettered()
+    matches = [SimpleNamespace(code=c, boxes=(b,)) for c, b in zip(("AS", "2S", "3S"), boxes, strict=True)]
+    memory = small_memory(reader)
+    folder = shelf.save(memory, photos=[("row.jpg", image, matches)])
+    kept = shelf.taught_cards("Family")
+    assert [(p, c, b) for p, _, c, b in kept] == [("row.jpg", m.code, m.boxes) for m in matches]
+    assert np.abs(kept[0][1].astype(int) - image).mean() < 3  # the photo itself (JPEG)
+    assert not shelf.has_detector("Family") and shelf.load("Family", reader).model is None
+    (folder / "model").mkdir()
+    (folder / "model" / "cards.onnx").write_bytes(b"a taught detector")
+    assert shelf.load("Family", reader).model == folder / "model"
+    more = DeckMemory.build("Family", ("4S",), np.stack([kept_patch(image, boxes[0])]), ("4S.jpg",), reader)
+    shelf.save(memory.merged(more), replace=True, photos=[("4S.jpg", image, matches[:1])], carry=True)
+    assert shelf.has_detector("Family") and len(shelf.taught_cards("Family")) == 4
+    shelf.save(memory, replace=True)  # taught again from scratch: the old photos and detector go
+    assert not shelf.has_detector("Family")
+    with pytest.raises(DeckError, match="keeps no teaching photos"):
+        shelf.taught_cards("Family")
+
+
+def test_reading_with_a_decks_detector_and_back_restores_the_shipped_one_exactly(tmp_path: Path) -> None:
+    import shutil
+
+    from vision.reading.detector import CardDetector
+    from vision.runtimes.model_files import DEFAULT_ONNX
+
+    if not DEFAULT_ONNX.is_file():
+        pytest.skip("models/cards.onnx not exported")
+    own = tmp_path / "model"
+    own.mkdir()
+    shutil.copy2(DEFAULT_ONNX, own / "cards.onnx")
+    shutil.copy2(DEFAULT_ONNX.parent / "classes.json", own / "classes.json")
+    image, _ = lettered()
+    detector = CardDetector(threads=1, tiles=1, rotations=1, reader="off").load()
+    before = detector.detect(image)
+    shipped = DEFAULT_ONNX.read_bytes()
+    detector.use_model(own)
+    assert detector.model_path == own / "cards.onnx"
+    detector.use_model(tmp_path / "nothing here")  # a deck without a detector: the shipped one
+    assert detector.model_path == DEFAULT_ONNX
+    detector.use_model(own)
+    detector.use_model(None)
+    assert detector.model_path == DEFAULT_ONNX and detector.detect(image) == before
+    assert DEFAULT_ONNX.read_bytes() == shipped

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from ui.cli import main
-from vision.model_config import DEFAULT_ONNX
-from vision.reader import DEFAULT_READER
+from vision.reader.corners import DEFAULT_READER
+from vision.runtimes.model_files import DEFAULT_ONNX
 
 pytestmark = [
     pytest.mark.slow,
@@ -59,7 +59,8 @@ def learn_args(deck: dict[str, Any], data: Path, name: str = "Family") -> list[s
 
 def test_teaching_a_held_out_deck_raises_its_reading(deck: dict[str, Any]) -> None:
     from models.training import deck_teaching as dt
-    from vision.deck import teach, use_deck
+    from vision.deck.memory import use_deck
+    from vision.teach import teach
 
     detector = dt.make_detector()
     memory, matches = teach("Family", deck["rows"], detector)

@@ -16,9 +16,9 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.camera import FolderCamera, load_image
-from vision.decode import PIXEL_BUDGET, decode_image, has_colour, image_size
-from vision.errors import CameraError, ImageError
+from vision.base.errors import CameraError, ImageError
+from vision.base.photo import PIXEL_BUDGET, decode_image, has_colour, image_size, load_image
+from vision.cameras import FolderCamera
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,7 +86,7 @@ def test_refusing_a_bomb_allocates_nothing(tmp_path: Path) -> None:
     path.write_bytes(png_bomb(30000, 30000))
     code = (
         "import resource, cv2, numpy\n"
-        "from vision.camera import load_image\n"
+        "from vision.cameras import load_image\n"
         "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "try:\n"
         f"    load_image({str(path)!r})\n"
@@ -126,7 +126,7 @@ def test_a_bad_photo_in_a_folder_never_stops_the_rest(tmp_path: Path) -> None:
 def test_tabletally_detect_reads_every_photo_after_a_bad_one(tmp_path: Path) -> None:
     bomb = tmp_path / "bomb.png"
     bomb.write_bytes(png_bomb(100000, 100000))
-    from vision.camera import demo_photos
+    from vision.cameras import demo_photos
 
     good = demo_photos()[0]
     tabletally = Path(sys.executable).parent / "tabletally"

@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 
 from ui.cli import main
-from vision.camera import DEMO_DIR, FolderCamera
-from vision.detector import CardDetector
-from vision.model_config import DEFAULT_ONNX, DEFAULT_ROTATIONS
+from vision.base.types import CardReading
+from vision.cameras import DEMO_DIR, FolderCamera
 from vision.pipeline import read_cards
-from vision.reader import DEFAULT_READER
-from vision.types import CardReading
+from vision.reader.corners import DEFAULT_READER
+from vision.reading.detector import CardDetector
+from vision.runtimes.model_files import DEFAULT_ONNX, DEFAULT_ROTATIONS
 
 TRUTH = DEMO_DIR / "truth.json"
 MODEL = DEFAULT_ONNX  # the shipped model, whatever $TABLETALLY_MODEL says
@@ -124,7 +124,7 @@ def test_detect_command_reads_the_demo_photos_as_the_pipeline_does(
 
 @pytest.mark.slow
 def test_onnx_runtime_and_ultralytics_read_the_same_cards() -> None:
-    from vision.ultralytics_backend import UltralyticsDetector
+    from vision.runtimes.ultralytics import UltralyticsDetector
 
     ultra = UltralyticsDetector(MODEL_PT)  # Ultralytics does not tile: nor may we
     onnx = CardDetector(MODEL, tiles=1, rotations=1, reader="off")  # nor turn the photo, nor re-read

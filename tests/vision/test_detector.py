@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.detector import SMALL_CORNER, CardDetector, Detector
-from vision.errors import InvalidValueError, VisionError
-from vision.geometry import (
+from vision.base.errors import InvalidValueError, VisionError
+from vision.base.geometry import (
     MAX_CANDIDATES,
     Letterbox,
     candidate_boxes,
@@ -28,9 +27,12 @@ from vision.geometry import (
     turns,
     unrotate_boxes,
 )
-from vision.model_config import load_class_codes, rotations_from
-from vision.types import CARD_CODES, Detection, ImageError, ModelError
-from vision.ultralytics_backend import UltralyticsDetector
+from vision.base.types import CARD_CODES, Detection, ImageError, ModelError
+from vision.reading.detector import CardDetector
+from vision.reading.rules import SMALL_CORNER
+from vision.runtimes.model_files import load_class_codes, rotations_from
+from vision.runtimes.protocols import Detector
+from vision.runtimes.ultralytics import UltralyticsDetector
 
 # A 640x480 photo in a 320 input: scale 0.5, 40 px of padding above and below.
 LB = Letterbox(scale=0.5, pad_x=0.0, pad_y=40.0, size=(320, 320))
@@ -457,7 +459,7 @@ def test_a_pass_keeps_at_most_its_best_candidates_in_anchor_order() -> None:
 
 
 def test_both_backends_and_the_fake_follow_the_detector_protocol() -> None:
-    from vision.fake import FakeDetector
+    from vision.runtimes.fake import FakeDetector
 
     assert isinstance(CardDetector("m.onnx"), Detector)
     assert isinstance(UltralyticsDetector("m.pt"), Detector)
@@ -466,12 +468,12 @@ def test_both_backends_and_the_fake_follow_the_detector_protocol() -> None:
 
 
 def test_the_geometry_imports_no_model_runtime() -> None:
-    """vision.geometry is shared by every backend: importing it must not pull in a runtime."""
+    """vision.base.geometry is shared by every backend: importing it must not pull in a runtime."""
     import subprocess
     import sys
 
     runtimes = "('onnxruntime', 'torch', 'ultralytics')"
-    code = f"import sys, vision.geometry; print([m for m in {runtimes} if m in sys.modules])"
+    code = f"import sys, vision.base.geometry; print([m for m in {runtimes} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

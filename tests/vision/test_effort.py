@@ -1,5 +1,5 @@
-"""Reading with effort where it is needed (vision.effort): the views voted on where they looked, the full
-reading rebuilt from passes, one pass for a sure first look, more only where it leaves doubt."""
+"""Reading with effort where it is needed (vision.reading.focused): the views voted on where they looked,
+the full reading rebuilt from passes, one pass for a sure first look, more only where it leaves doubt."""
 
 from __future__ import annotations
 
@@ -11,22 +11,13 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.detector import CardDetector
-from vision.effort import (
-    FOCUSED,
-    FULL,
-    FocusRules,
-    Passes,
-    focus_rules,
-    fuse_covered,
-    look_side,
-    read_focused,
-    read_full,
-    read_with_effort,
-    spot_windows,
-)
-from vision.geometry import fuse_views
-from vision.types import CARD_CODES
+from vision.base.geometry import fuse_views
+from vision.base.types import CARD_CODES
+from vision.reading.detector import CardDetector
+from vision.reading.focused import fuse_covered, read_focused, read_with_effort, spot_windows
+from vision.reading.full import read_full
+from vision.reading.passes import Passes
+from vision.reading.rules import FOCUSED, FULL, FocusRules, focus_rules, look_side
 
 
 def to_input_xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, float, float]:
@@ -116,7 +107,7 @@ def test_an_unknown_effort_is_refused(make_model: Callable[..., Path]) -> None:
 def test_the_detector_reads_with_the_effort_it_was_given_or_the_environment_names(
     make_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from vision.errors import InvalidValueError
+    from vision.base.errors import InvalidValueError
 
     out = raw_output([to_input_xywh(100, 100, 140, 160)], [{"10C": 0.95}], anchors=20)
     model = make_model(out)
@@ -133,6 +124,8 @@ def test_the_corner_reader_reads_each_corner_of_a_photo_once() -> None:
     asked: list[int] = []
 
     class Reader:
+        context = 1.5
+
         def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             asked.append(len(boxes))
             cards = np.zeros((len(boxes), 53), np.float32)
@@ -142,7 +135,10 @@ def test_the_corner_reader_reads_each_corner_of_a_photo_once() -> None:
     class Detector:
         reader = Reader()
 
-    passes = Passes(Detector(), table_photo())
+        def read_corners(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return self.reader.read(image, boxes)
+
+    passes = Passes(Detector(), table_photo())  # type: ignore[arg-type]
     first = np.array([[10, 10, 30, 30], [50, 50, 70, 70]], np.float32)
     again = np.array([[50, 50, 70, 70], [90, 90, 110, 110]], np.float32)
     cards, _ = passes.read(passes.image, first)
@@ -221,8 +217,8 @@ def test_spots_close_together_share_a_window_and_windows_stay_inside_the_photo()
 def test_the_focused_reading_reads_the_demo_photos_as_the_full_reading_with_fewer_passes() -> None:
     from collections import Counter
 
-    from vision.camera import DEMO_DIR
-    from vision.effort import EffortReader
+    from vision.cameras import DEMO_DIR
+    from vision.devtools.effort import EffortReader
     from vision.pipeline import read_cards
 
     detector = CardDetector(rotations=2, reader=None).load()  # the shipped model and corner reader
@@ -286,6 +282,8 @@ def test_boxes_cutting_almost_the_same_patch_are_read_once_where_asked() -> None
     asked: list[int] = []
 
     class Reader:
+        context = 1.5
+
         def read(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             asked.append(len(boxes))
             cards = np.zeros((len(boxes), 53), np.float32)
@@ -295,7 +293,10 @@ def test_boxes_cutting_almost_the_same_patch_are_read_once_where_asked() -> None
     class Detector:
         reader = Reader()
 
-    passes = Passes(Detector(), table_photo())
+        def read_corners(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return self.reader.read(image, boxes)
+
+    passes = Passes(Detector(), table_photo())  # type: ignore[arg-type]
     first = np.array([[100, 100, 120, 130], [101, 100, 121, 130], [300, 300, 320, 330]], np.float32)
     cards, _ = passes.read(passes.image, first, near=0.03)
     assert asked == [2]  # the second box cuts almost the first one's patch: one reading for both
@@ -315,7 +316,7 @@ def test_the_rules_read_from_text_include_the_shaped_look_and_the_readers_reuse(
 def test_after_the_upright_crops_only_the_crops_still_in_doubt_are_read_half_turned(
     make_model: Callable[..., Path],
 ) -> None:
-    from vision.effort import focus_rules
+    from vision.reading.rules import focus_rules
 
     # One small sure corner in the middle of every view: the first look finds it small in a large photo,
     # so every crop holding it is read upright; fused with the crops it is sure, and no crop is in doubt.
@@ -333,9 +334,10 @@ def test_after_the_upright_crops_only_the_crops_still_in_doubt_are_read_half_tur
 def test_a_crop_holding_a_corner_still_in_doubt_is_read_in_the_next_turn(
     make_model: Callable[..., Path],
 ) -> None:
-    from vision.effort import FocusRules, _crops_in_doubt
-    from vision.geometry import tile_grid
-    from vision.types import CARD_CODES
+    from vision.base.geometry import tile_grid
+    from vision.base.types import CARD_CODES
+    from vision.reading.focused import _crops_in_doubt
+    from vision.reading.rules import FocusRules
 
     detector = CardDetector(make_model(raw_output([], [], anchors=4)), rotations=2).load()
     photo = table_photo(1400, 1000, seed=3)

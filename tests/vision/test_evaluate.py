@@ -1,4 +1,4 @@
-"""``python -m vision.evaluate``: truth files, the card and grouping measures, photo filters."""
+"""``python -m vision.devtools.evaluate``: truth files, the card and grouping measures, photo filters."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from vision.errors import InvalidValueError, VisionError
-from vision.evaluate import Score, hand_pairs, load_truth, main
-from vision.model_config import DEFAULT_ONNX
-from vision.types import CardReading, DetectedCard
+from vision.base.errors import InvalidValueError, VisionError
+from vision.base.types import CardReading, DetectedCard
+from vision.devtools.evaluate import Score, hand_pairs, load_truth, main
+from vision.runtimes.model_files import DEFAULT_ONNX
 
 
 def reading(hands: list[list[str]]) -> CardReading:
@@ -98,7 +98,7 @@ def test_a_bad_truth_file_is_a_clear_message_from_the_command(
     path.write_text(json.dumps([{"image": "a.jpg", "cards": ["1S"]}]))
     assert main(["--truth", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"vision.evaluate: {path}: entry 1 has an unknown card code '1S'")
+    assert err.startswith(f"vision.devtools.evaluate: {path}: entry 1 has an unknown card code '1S'")
 
 
 @pytest.mark.skipif(not DEFAULT_ONNX.is_file(), reason="the shipped model is not there yet")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.errors import ImageError, InvalidValueError, ModelError
-from vision.fake import FakeDetector
+from vision.base.errors import ImageError, InvalidValueError, ModelError
+from vision.base.types import Detection
 from vision.pipeline import read_cards
-from vision.types import Detection
+from vision.runtimes.fake import FakeDetector
 
 AS = Detection("AS", 0.9, (10, 10, 30, 40))
 KH = Detection("KH", 0.8, (200, 10, 220, 40))

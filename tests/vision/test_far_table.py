@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers import raw_output
-from vision.detector import FINE_PX, CardDetector
-from vision.effort import read_with_effort
-from vision.geometry import READABLE_PX, fuse_readable, fuse_views
-from vision.types import CARD_CODES
+from vision.base.geometry import READABLE_PX, fuse_readable, fuse_views
+from vision.base.types import CARD_CODES
+from vision.reading.detector import CardDetector
+from vision.reading.focused import read_with_effort
+from vision.reading.rules import FINE_PX
 
 # Four index-sized white squares on a dark cloth, 18 px in a 2304 x 1296 still (a 1 m table from a Camera
 # Module 3 at 0.77 m, captured at 2304 px): 4.5 px in the 576 px model's view of the whole photo, 8.1 px in

@@ -1,4 +1,5 @@
-"""Fusing views (vision.geometry.fuse_views, fuse_readable; vision.effort.fuse_covered): the pairwise vote
+"""Fusing views (vision.base.geometry.fuse_views, fuse_readable; vision.reading.focused.fuse_covered): the
+pairwise vote
 gives exactly what the plain all-against-all vote gives, on candidate sets the shipped model finds in real
 photos."""
 
@@ -9,10 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.camera import load_image
-from vision.detector import CardDetector
-from vision.effort import Passes, fuse_covered
-from vision.geometry import (
+from vision.base.geometry import (
     FUSE_IOU,
     READABLE_PX,
     box_iou_one,
@@ -22,6 +20,10 @@ from vision.geometry import (
     overlap_max,
     tile_grid,
 )
+from vision.base.photo import load_image
+from vision.reading.detector import CardDetector
+from vision.reading.focused import fuse_covered
+from vision.reading.passes import Passes
 
 DEMO = Path(__file__).resolve().parents[2] / "vision" / "demo"
 

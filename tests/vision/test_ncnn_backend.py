@@ -10,18 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.camera import demo_photos, load_image
-from vision.detector import CardDetector
-from vision.errors import InvalidValueError, ModelError
-from vision.geometry import letterbox
-from vision.ncnn_backend import (
-    DEFAULT_NCNN,
-    RUNTIME_ENV,
-    NcnnDetector,
-    detector_for_runtime,
-    runtime_from_env,
-    time_runtimes,
-)
+from vision.base.errors import InvalidValueError, ModelError
+from vision.base.geometry import letterbox
+from vision.base.photo import load_image
+from vision.cameras import demo_photos
+from vision.reading.detector import CardDetector, NcnnDetector, detector_for_runtime
+from vision.runtimes.choice import RUNTIME_ENV, runtime_from_env, time_runtimes
+from vision.runtimes.ncnn import DEFAULT_NCNN
 
 needs_ncnn = pytest.mark.skipif(
     not DEFAULT_NCNN.is_file() or importlib.util.find_spec("ncnn") is None,
@@ -68,7 +63,7 @@ def test_both_runtimes_are_timed_on_the_device() -> None:
 
 
 def test_the_kiosk_keeps_onnx_runtime_unless_another_is_faster_by_more_than_a_tenth() -> None:
-    from vision.ncnn_backend import choose_runtime
+    from vision.runtimes.choice import choose_runtime
 
     assert choose_runtime({"onnx": 48.0, "ncnn": 460.0})[0] == "onnx"
     assert choose_runtime({"onnx": 100.0, "ncnn": 95.0}) == (
@@ -82,7 +77,7 @@ def test_the_kiosk_keeps_onnx_runtime_unless_another_is_faster_by_more_than_a_te
 
 
 def test_a_runtime_that_cannot_run_is_never_chosen_and_its_reason_is_given() -> None:
-    from vision.ncnn_backend import choose_runtime
+    from vision.runtimes.choice import choose_runtime
 
     assert choose_runtime({"onnx": 50.0, "ncnn": "the ncnn runtime is not installed"})[0] == "onnx"
     runtime, why = choose_runtime({"onnx": "model file missing", "ncnn": 90.0})
@@ -94,7 +89,7 @@ def test_a_runtime_that_cannot_run_is_never_chosen_and_its_reason_is_given() -> 
 
 
 def test_the_choice_is_printed_as_the_kiosk_environments_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from vision.ncnn_backend import main
+    from vision.runtimes.choice import main
 
     assert main(["--choose", "--times", '{"onnx": 168, "ncnn": 88}']) == 0
     assert (
@@ -108,7 +103,7 @@ def test_the_choice_is_printed_as_the_kiosk_environments_line(capsys: pytest.Cap
 def test_each_runtime_is_timed_in_a_child_process_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess
 
-    from vision import ncnn_backend
+    from vision.runtimes import choice
 
     seen: list[list[str]] = []
 
@@ -119,7 +114,7 @@ def test_each_runtime_is_timed_in_a_child_process_of_its_own(monkeypatch: pytest
         return subprocess.CompletedProcess(cmd, 0, 'loading\n{"onnx": 41.5}\n', "")
 
     monkeypatch.setattr(subprocess, "run", child)
-    assert ncnn_backend.time_runtimes_apart(("onnx", "ncnn")) == {
+    assert choice.time_runtimes_apart(("onnx", "ncnn")) == {
         "onnx": 41.5,
         "ncnn": "timing it stopped with exit status -11",
     }
@@ -145,15 +140,15 @@ def test_a_dynamic_export_is_fixed_to_its_square_before_pnnx_converts_it(tmp_pat
 def test_only_the_runtimes_installed_here_are_timed_the_default_always(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from vision import ncnn_backend
+    from vision.runtimes import choice
 
     present = {"ncnn"}
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: object() if name in present else None)
-    assert ncnn_backend.installed_runtimes() == ("onnx", "ncnn")
+    assert choice.installed_runtimes() == ("onnx", "ncnn")
     present.add("openvino")
-    assert ncnn_backend.installed_runtimes() == ("onnx", "ncnn", "openvino")
+    assert choice.installed_runtimes() == ("onnx", "ncnn", "openvino")
     seen: list[tuple[str, ...]] = []
-    monkeypatch.setattr(ncnn_backend, "installed_runtimes", lambda: ("onnx", "openvino"))
+    monkeypatch.setattr(choice, "installed_runtimes", lambda: ("onnx", "openvino"))
 
     def child(cmd: list[str], **kwargs: object) -> object:
         import subprocess
@@ -164,5 +159,5 @@ def test_only_the_runtimes_installed_here_are_timed_the_default_always(
     import subprocess
 
     monkeypatch.setattr(subprocess, "run", child)
-    assert ncnn_backend.time_runtimes_apart() == {"onnx": 40.0, "openvino": 40.0}
+    assert choice.time_runtimes_apart() == {"onnx": 40.0, "openvino": 40.0}
     assert seen == [("onnx",), ("openvino",)]

@@ -9,12 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from vision.camera import demo_photos, load_image
-from vision.detector import CardDetector
-from vision.errors import ModelError
-from vision.geometry import letterbox
-from vision.ncnn_backend import RUNTIME_ENV, detector_for_runtime, runtime_from_env, time_runtimes
-from vision.openvino_backend import OpenVinoDetector, compile_options
+from vision.base.errors import ModelError
+from vision.base.geometry import letterbox
+from vision.base.photo import load_image
+from vision.cameras import demo_photos
+from vision.reading.detector import CardDetector, OpenVinoDetector, detector_for_runtime
+from vision.runtimes.choice import RUNTIME_ENV, runtime_from_env, time_runtimes
+from vision.runtimes.openvino import compile_options
 
 needs_openvino = pytest.mark.skipif(
     importlib.util.find_spec("openvino") is None, reason="openvino is not installed"

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.detector import CardDetector
-from vision.pipeline import annotate, check_not_blank, read_cards
-from vision.types import ImageError, ModelError
+from vision.base.photo import check_not_blank
+from vision.base.types import ImageError, ModelError
+from vision.pipeline import annotate, read_cards
+from vision.reading.detector import CardDetector
 
 
 def xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, float, float]:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vision.placement import (
+from vision.base.types import DetectedCard, InvalidValueError
+from vision.table.placement import (
     BOX_PER_INDEX,
     GOOD_MODEL_PX,
     MIN_MODEL_PX,
@@ -24,8 +25,7 @@ from vision.placement import (
     view_width,
     widest_view,
 )
-from vision.seats import layout
-from vision.types import DetectedCard, InvalidValueError
+from vision.table.seats import layout
 
 W, H = 2304, 1296
 GOOD_CORNER_PX = GOOD_MODEL_PX * W / 576  # the thresholds in this photo's pixels
@@ -91,7 +91,7 @@ def test_pi_sensors_are_known_by_libcamera_name() -> None:
 def test_the_heights_table_in_deploy_readme_is_the_one_the_rule_gives() -> None:
     table = heights_table()
     readme = README.read_text(encoding="utf-8")
-    assert table in readme, "regenerate it: python -m vision.placement --table"
+    assert table in readme, "regenerate it: python -m vision.devtools.placement --table"
     flat = " ".join(readme.split())
     assert f"spans no more than about {widest_view():.2f} m" in flat
     assert f"loses cards beyond about {widest_view(MIN_MODEL_PX):.2f} m" in flat
@@ -167,7 +167,7 @@ def test_the_measurement_lays_a_scene_smaller_on_a_sensor_sized_still_and_report
 ):
     import numpy as np
 
-    from vision.placement_eval import SENSOR, on_table, report
+    from vision.devtools.placement_eval import SENSOR, on_table, report
 
     scene = np.full((480, 640, 3), 200, np.uint8)
     still = on_table(scene, 0.5, np.random.default_rng(0))
@@ -202,7 +202,7 @@ def test_the_measurement_lays_a_scene_smaller_on_a_sensor_sized_still_and_report
             "ms": 50.0,
         },
     ]
-    text = report(rows, "python -m vision.placement_eval")
+    text = report(rows, "python -m vision.devtools.placement_eval")
     # 80 px in 4608 and 40 px in 2304 are both 10 px in the model's 576 px view: one row, both read.
     assert "| 10-12 | 1.000 (1) | 1.000 (1) | 1.000 (2) |" in text
     assert "| 4-5 | - | 0.000 (1) | 0.000 (1) |" in text

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo, write_constant_reader
-from vision.detector import READER_FLOOR, READER_WEIGHT, CardDetector
-from vision.reader import DEFAULT_READER, CornerReader, corner_patch, patch_square
-from vision.types import CARD_CODES, ModelError
+from vision.base.types import CARD_CODES, ModelError
+from vision.reader.corners import DEFAULT_READER, CornerReader, corner_patch, patch_square
+from vision.reading.detector import CardDetector
+from vision.reading.rules import READER_FLOOR, READER_WEIGHT
 
 
 def to_input_xywh(x1: float, y1: float, x2: float, y2: float) -> tuple[float, float, float, float]:
@@ -146,7 +147,7 @@ def test_the_reader_is_the_shipped_file_unless_the_environment_names_another_or_
     assert reader is not None and reader.model_path == Path("/srv/reader.onnx")
     monkeypatch.setenv("TABLETALLY_READER", "off")
     assert CardDetector().reader is None
-    from vision.ultralytics_backend import UltralyticsDetector
+    from vision.runtimes.ultralytics import UltralyticsDetector
 
     assert UltralyticsDetector().reader is None  # Ultralytics reads without the corner reader
 

@@ -1,11 +1,11 @@
-"""Seats round the table (vision.seats): layouts, taps, and which seat each card lies in front of."""
+"""Seats round the table (vision.table.seats): layouts, taps, and which seat each card lies in front of."""
 
 from __future__ import annotations
 
 import pytest
 
-from vision.seat_eval import measure, tables_from_corners
-from vision.seats import SeatError, SeatMap, SeatRules, assign_to_seats, from_taps, layout
+from vision.devtools.seat_eval import measure, tables_from_corners
+from vision.table.seats import SeatError, SeatMap, SeatRules, assign_to_seats, from_taps, layout
 
 
 def box(x: float, y: float, w: float = 40, h: float = 56) -> tuple[float, float, float, float]:

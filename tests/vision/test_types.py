@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from vision.errors import InvalidValueError, VisionError
-from vision.types import CARD_CODES, CardReading, DetectedCard, Detection
+from vision.base.errors import InvalidValueError, VisionError
+from vision.base.types import CARD_CODES, CardReading, DetectedCard, Detection
 
 
 def test_card_codes_are_the_53_model_classes_in_suit_then_rank_order() -> None:

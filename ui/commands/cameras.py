@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.camera import list_cameras
+    from vision.cameras import list_cameras
 
     infos = list_cameras(probe_webcams=not args.no_probe)
     chosen = next((info for info in infos if info.available), None)

@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action is None:
         _say("say what to do: learn, list or remove (tabletally deck --help)")
         return EXIT_USAGE
-    from vision.deck import DeckError, DeckShelf
+    from vision.deck.memory import DeckError
+    from vision.deck.shelf import DeckShelf
 
     shelf = DeckShelf(_data_dir(args))
     try:
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _list(shelf: object) -> int:
-    from vision.deck import DeckShelf
+    from vision.deck.shelf import DeckShelf
 
     assert isinstance(shelf, DeckShelf)
     names = shelf.names()
@@ -109,10 +110,12 @@ def _list(shelf: object) -> int:
 
 
 def _learn(shelf: object, args: argparse.Namespace) -> int:
-    from vision.camera import load_image
-    from vision.deck import DeckError, DeckShelf, TeachPhoto, check_deck_name, parse_order, teach
-    from vision.detector import CardDetector
-    from vision.types import ImageError, ModelError
+    from vision.base.photo import load_image
+    from vision.base.types import ImageError, ModelError
+    from vision.deck.memory import DeckError
+    from vision.deck.shelf import DeckShelf, check_deck_name
+    from vision.reading.detector import CardDetector
+    from vision.teach import TeachPhoto, parse_order, teach
 
     assert isinstance(shelf, DeckShelf)
     name = check_deck_name(args.name)
@@ -127,7 +130,7 @@ def _learn(shelf: object, args: argparse.Namespace) -> int:
     problems: list[str] = []
     singles: list[tuple[Path, str]] = []
     rows: list[Path] = []
-    from vision.deck import code_from_filename
+    from vision.teach import code_from_filename
 
     for path in args.photos:
         try:

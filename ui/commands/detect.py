@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vision.types import CardReading
+    from vision.base.types import CardReading
 
 EXIT_OK = 0
 EXIT_BAD_IMAGE = 1
@@ -104,7 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _tiling(text: str) -> int | None:
-    from vision.model_config import tiling
+    from vision.runtimes.model_files import tiling
 
     try:
         return tiling(text)
@@ -113,7 +113,7 @@ def _tiling(text: str) -> int | None:
 
 
 def _rotations(text: str) -> int:
-    from vision.model_config import rotations_from
+    from vision.runtimes.model_files import rotations_from
 
     try:
         return rotations_from(text)
@@ -144,8 +144,9 @@ def _probability(text: str) -> float:
 def _use_deck(detector: Any, args: argparse.Namespace) -> int:
     """Read with the taught deck ``args.deck`` (EXIT_OK), or say why not."""
     from ui.store import default_data_dir
-    from vision.deck import DeckError, DeckShelf, use_deck
-    from vision.types import ModelError
+    from vision.base.types import ModelError
+    from vision.deck.memory import DeckError, use_deck
+    from vision.deck.shelf import DeckShelf
 
     reader = getattr(detector, "reader", None)
     if reader is None:
@@ -204,11 +205,11 @@ def _annotated_path(folder: Path, image: str, taken: set[Path]) -> Path:
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.camera import load_image
-    from vision.decode import has_colour
-    from vision.detector import CardDetector, Detector
+    from vision.base.photo import has_colour, load_image
+    from vision.base.types import ImageError, ModelError
     from vision.pipeline import annotate, read_cards
-    from vision.types import ImageError, ModelError
+    from vision.reading.detector import CardDetector
+    from vision.runtimes.protocols import Detector
 
     if args.tiles not in (None, 1) and args.backend != "onnx":
         _say(f"--tiles {args.tiles} needs the onnx backend: Ultralytics reads the whole photo only")
@@ -222,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         detector: Detector
         if args.backend == "ultralytics":
-            from vision.ultralytics_backend import UltralyticsDetector
+            from vision.runtimes.ultralytics import UltralyticsDetector
 
             detector = UltralyticsDetector(args.model, conf=args.conf)
         else:

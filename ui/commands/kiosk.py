@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.camera:
         try:
-            from vision.camera import parse_spec
+            from vision.cameras import parse_spec
 
             parse_spec(args.camera)
         except Exception as exc:  # noqa: BLE001 - any bad spec: say so

@@ -626,7 +626,8 @@ def resume_script(d: Driver, app: Any) -> Script:
 class ScriptedTable:
     """What the tap-count script's detector "reads": the scripted hands laid in front of each seat (or the
     Seep piles on their halves), corner boxes in photo pixels, with a misread or misplaced card on demand.
-    It goes in a :class:`vision.fake.FakeDetector`, so the count is the kiosk's own, photo to score."""
+    It goes in a :class:`vision.runtimes.fake.FakeDetector`, so the count is the kiosk's own, photo to
+    score."""
 
     def __init__(self) -> None:
         self.hands: list[list[str]] = []  # by seat
@@ -638,14 +639,14 @@ class ScriptedTable:
     def scanner(self, app: Any) -> Any:
         """The kiosk's own scanner (camera, worker thread) reading with this table's detections."""
         from ui.logic.scan import Scanner
-        from vision.fake import FakeDetector
+        from vision.runtimes.fake import FakeDetector
 
         return Scanner(
             app.camera_spec(), None, dispatch=app._dispatch, detector=FakeDetector(self.detections)
         )
 
     def detections(self, image: Any) -> list[Any]:
-        from vision.types import Detection
+        from vision.base.types import Detection
 
         h, w = image.shape[:2]
         size = 0.05 * min(w, h)
@@ -677,7 +678,8 @@ class ScriptedTable:
 
 def tap_count_script(d: Driver, app: Any) -> Script:
     """Counts the taps of a Jhyap round and a Seep deal on the real screens, the camera's reading scripted
-    (vision.fake.FakeDetector): read right, one card misread, one card misplaced; a Seep deal read right."""
+    (vision.runtimes.fake.FakeDetector): read right, one card misread, one card misplaced; a Seep deal read
+    right."""
     from ui.logic.check import card_choices, jhyap_view
 
     table = ScriptedTable()
@@ -860,13 +862,12 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
     both, their ratio (against all of ``detect``'s work on the photo, and against its reading alone, the
     ``ms`` it prints), where the kiosk's time went, and the longest stall of the UI thread while it
     scanned (a first scan, not timed, shows the screen while it reads). Then the real
-    :class:`vision.camera.PiCamera` over :mod:`vision.bench`'s simulated picamera2 (the Pi's capture
+    :class:`vision.cameras.PiCamera` over :mod:`vision.devtools.bench`'s simulated picamera2 (the Pi's capture
     delay, kept ready as in a game), the same photos: tap to totals."""
-    from vision.bench import simulated_pi_camera
-    from vision.camera import load_image
-    from vision.decode import has_colour
-    from vision.detector import CardDetector
+    from vision.base.photo import has_colour, load_image
+    from vision.devtools.bench import simulated_pi_camera
     from vision.pipeline import read_cards
+    from vision.reading.detector import CardDetector
 
     yield 0.2
     yield from new_jhyap(d, app)
@@ -1156,7 +1157,8 @@ def run_in_process(args: argparse.Namespace) -> int:
 
 def _demo_camera() -> str:
     try:
-        from vision.camera import DEMO_DIR, IMAGE_SUFFIXES
+        from vision.base.photo import IMAGE_SUFFIXES
+        from vision.cameras import DEMO_DIR
     except ImportError:
         return "demo"
     if DEMO_DIR.is_dir() and any(p.suffix.lower() in IMAGE_SUFFIXES for p in DEMO_DIR.iterdir()):

@@ -3,7 +3,8 @@
 
 The players see the live view with the table's outline and one dot per seat, lay one card face up at each
 seat and tap Check. The photo is read as a scan reads it, each card is given to the seat it lies in front of
-(:mod:`vision.seats`), and :func:`vision.placement.check_placement` says whether each seat was read, how
+(:mod:`vision.table.seats`), and :func:`vision.table.placement.check_placement` says whether each seat was
+read, how
 large the corners are, and what to do: lower or raise the camera, use the Wide module, or nothing ("All
 good"). The kiosk opens the check once on its first start (the record remembers that it was done or
 skipped, :func:`needs_check`); Settings opens it again at any time.
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ui.i18n import _, ngettext, num
-from vision.placement import (
+from vision.table.placement import (
     GOOD_MODEL_PX,
     MIN_MODEL_PX,
     MODULE3_WIDE,
@@ -28,7 +29,7 @@ from vision.placement import (
     check_placement,
     lens_for,
 )
-from vision.seats import SeatMap, layout
+from vision.table.seats import SeatMap, layout
 
 CHECK_SETTING = "camera_check"
 """The record's setting: the last check's outcome as JSON (``{"verdict": ..., "corner_px": ...}``), or
@@ -127,7 +128,7 @@ class CameraCheck:
         self.error = ""
         self.placement: Placement | None = None
         self.image: Any = None  # the photo checked (BGR), shown with its cards
-        self.cards: tuple[Any, ...] = ()  # the cards read in it (vision.types.DetectedCard)
+        self.cards: tuple[Any, ...] = ()  # the cards read in it (vision.base.types.DetectedCard)
 
     # -- the seats ---------------------------------------------------------------------------------------
     @property
@@ -194,8 +195,8 @@ class CameraCheck:
 
     def seat_of_cards(self) -> list[int]:
         """The seat each card read was given to (for drawing it in the seat's colour)."""
-        from vision.seats import assign_to_seats
-        from vision.types import box_size
+        from vision.base.types import box_size
+        from vision.table.seats import assign_to_seats
 
         if self.placement is None or not self.cards:
             return []

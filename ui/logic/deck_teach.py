@@ -3,9 +3,9 @@ confirmed scans added to the deck. No Kivy here; the screen in ``ui.app`` only d
 
 The players lay their deck out in five photos, in the order the screen shows: each suit, ace to king in a
 row (two rows where the table is small: the second continues the first), then the jokers. Each photo is
-read with the standard reading and matched to that order (:func:`vision.deck.read_photo`); the screen shows
+read with the standard reading and matched to that order (:func:`vision.teach.read_photo`); the screen shows
 every card as taught and what the reader saw, a player can correct a card laid differently, confirms the
-photo, and at the end the deck is saved whole (:class:`vision.deck.DeckShelf`) or nothing is.
+photo, and at the end the deck is saved whole (:class:`vision.deck.shelf.DeckShelf`) or nothing is.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class DeckTeacher:
     """The teach-deck screen's state.
 
     ``detector()`` gives the loaded detector (the kiosk's scanner's), ``capture()`` takes a photo with the
-    kiosk's camera; ``shelf`` is the data directory's :class:`vision.deck.DeckShelf`."""
+    kiosk's camera; ``shelf`` is the data directory's :class:`vision.deck.shelf.DeckShelf`."""
 
     shelf: Any
     detector: Callable[[], Any]
@@ -72,7 +72,8 @@ class DeckTeacher:
     # -- naming ---------------------------------------------------------------------------------------
     def set_name(self, text: str) -> bool:
         """Take ``text`` as the deck's name; False (and ``message`` says why) when it cannot name a deck."""
-        from vision.deck import DeckError, check_deck_name
+        from vision.deck.memory import DeckError
+        from vision.deck.shelf import check_deck_name
 
         try:
             self.name = check_deck_name(text)
@@ -123,8 +124,9 @@ class DeckTeacher:
 
     def read(self, image: Any) -> bool:
         """Read ``image`` as the current step's photo (see :meth:`take`)."""
-        from vision.deck import DeckError, TeachPhoto, read_photo
-        from vision.errors import VisionError
+        from vision.base.errors import VisionError
+        from vision.deck.memory import DeckError
+        from vision.teach import TeachPhoto, read_photo
 
         step = self.current
         start = time.perf_counter()
@@ -166,7 +168,7 @@ class DeckTeacher:
         """A player says card ``index`` of the current photo is ``code`` (it was laid out of order)."""
         from dataclasses import replace
 
-        from vision.types import CARD_CODES
+        from vision.base.types import CARD_CODES
 
         if code not in CARD_CODES:
             raise ValueError(f"unknown card code {code!r}")
@@ -217,7 +219,8 @@ class DeckTeacher:
     def save(self) -> bool:
         """Build the deck from the confirmed photos and save it whole (replacing a deck of that name);
         False (and ``message``) when it cannot be taught: nothing is saved then."""
-        from vision.deck import DeckError, memory_from
+        from vision.deck.memory import DeckError
+        from vision.teach import memory_from
 
         if not self.done or not self.name:
             self.message = _("Take and confirm every photo first.")
@@ -237,7 +240,7 @@ class DeckTeacher:
 
 
 def explain(problem: str) -> str:
-    """A teaching problem (vision.deck's English) as the players read it: what to do about it."""
+    """A teaching problem (vision.deck.memory's English) as the players read it: what to do about it."""
     if "found no card" in problem:
         return _("No card was found in the photo. Check that the cards lie face up in view, then retake.")
     if "a single-card photo" in problem or "expected" in problem:
@@ -298,12 +301,12 @@ class GameCards:
 
 def add_game_scans(shelf: Any, deck: str, scans: Sequence[Any], detector: Any) -> GameCards:
     """Add the cards the players confirmed in ``scans`` (a game's :class:`ui.store.ScanRecord`\\ s with
-    their photos), corrections included, to the taught ``deck`` (:func:`vision.deck.confirmed_matches`).
+    their photos), corrections included, to the taught ``deck`` (:func:`vision.teach.confirmed_matches`).
     Scans without a photo or a confirmation are passed over. A DeckError when the deck is unknown or the
     cards would spoil it (nothing is saved then)."""
-    from vision.camera import load_image
-    from vision.deck import confirmed_matches, memory_from
-    from vision.errors import ImageError
+    from vision.base.errors import ImageError
+    from vision.base.photo import load_image
+    from vision.teach import confirmed_matches, memory_from
 
     reader = detector.reader
     memory = shelf.load(deck, reader)

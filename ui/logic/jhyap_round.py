@@ -17,7 +17,7 @@ from ui.i18n import _, ngettext, num
 from ui.logic import games
 from ui.logic.card_edit import CardEditing
 from ui.logic.scan import HandCard, ScanResult, normalize_code
-from vision.seats import SeatError, SeatMap, assign_to_seats
+from vision.table.seats import SeatError, SeatMap, assign_to_seats
 
 TABLE = "table"
 

@@ -23,7 +23,7 @@ from ui.logic.new_game import NewGameForm
 from ui.logic.scan import ScanResult
 from ui.logic.seep_deal import SeepDealFlow
 from ui.store import GameRecord, GameStatus, ScanRecord, Store
-from vision.seats import SeatMap
+from vision.table.seats import SeatMap
 
 ROUND = "round"  # the Jhyap round or the Seep deal being entered
 RESULT = "result"  # the result of the last confirmed round/deal
@@ -187,7 +187,8 @@ class Kiosk:
                 seep.halves = halves
             self.flow = seep
 
-    # -- seats round the table (vision.seats), kept for the night ------------------------------------------
+    # -- seats round the table (vision.table.seats), kept for the night
+    # ------------------------------------------
     def _game_id(self) -> int:
         assert self.game is not None
         return self.game.id
@@ -459,7 +460,7 @@ class Kiosk:
         return self.store.setting(CAMERA_SETTING, default) or default
 
     def set_camera(self, spec: str) -> None:
-        from vision.camera import parse_spec
+        from vision.cameras import parse_spec
 
         parse_spec(spec)
         self.store.set_setting(CAMERA_SETTING, spec)

@@ -130,7 +130,7 @@ def explain(message: str) -> str:
 
 
 # -- the camera and the photo -----------------------------------------------------------------------------
-# The vision layer's reasons for a scan without cards (vision.camera.CameraError, vision.pipeline's photo
+# The vision layer's reasons for a scan without cards (vision.cameras.CameraError, vision.pipeline's photo
 # checks), as the scanner's message shows them after "The camera did not give a photo:" or "Could not read
 # the cards:".
 

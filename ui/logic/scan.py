@@ -32,9 +32,9 @@ from scorer import CARD_CODES, Card, Rank, Suit
 from ui.i18n import N_, _, ngettext, num
 
 if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector loads, not at start-up
-    from vision.camera import Camera
-    from vision.detector import Detector
-    from vision.types import CardReading
+    from vision.base.types import CardReading
+    from vision.cameras import Camera
+    from vision.runtimes.protocols import Detector
 
 Box = tuple[float, float, float, float]
 JOKER = "JK"
@@ -200,9 +200,8 @@ class CardPicker:
 def _serve(conn: Any, model_path: Path | None) -> None:
     """The reading process: load the kiosk's detector, then read each photo sent, telling each step."""
     try:
-        from vision.detector import reporting_steps
-        from vision.ncnn_backend import detector_for_runtime
         from vision.pipeline import read_cards
+        from vision.reading.detector import detector_for_runtime, reporting_steps
 
         detector = detector_for_runtime(model_path=model_path).load()
     except Exception as exc:  # noqa: BLE001 - the kiosk reads in its own process instead
@@ -406,14 +405,14 @@ def reading_to_scan(target: str, reading: CardReading, image: Any, camera: str) 
 class Scanner:
     """Runs camera + detector off the UI thread. ``dispatch(fn)`` runs ``fn`` on the UI thread.
 
-    ``camera_spec`` is what ``vision.camera.open_camera`` accepts. The camera is opened at the first scan
+    ``camera_spec`` is what ``vision.cameras.open_camera`` accepts. The camera is opened at the first scan
     (or by :meth:`warm_up`) and kept open and ready between scans, so a photo is taken at once and a folder
     of photos gives the next one each time; :meth:`release_camera` closes it (the game is over, the kiosk
     closes). A camera that fails is closed and opened again at the next scan. A new ``camera_spec`` (a
     choice in Settings) takes effect at the next scan; the camera in use is kept until the new one opens.
 
-    ``detector`` is the :class:`vision.detector.Detector` to read with (tests give a
-    :class:`vision.fake.FakeDetector`); by default the ONNX Runtime detector on ``model_path``.
+    ``detector`` is the :class:`vision.runtimes.protocols.Detector` to read with (tests give a
+    :class:`vision.runtimes.fake.FakeDetector`); by default the ONNX Runtime detector on ``model_path``.
     """
 
     def __init__(
@@ -426,7 +425,7 @@ class Scanner:
     ) -> None:
         self.camera_spec = camera_spec
         self.model_path = model_path
-        self._given_detector = detector  # e.g. a vision.fake.FakeDetector; else the model at model_path
+        self._given_detector = detector  # e.g. a vision.runtimes.fake.FakeDetector; else the model_path one
         self.deck_loader: Callable[[Any], Any] | None = None  # detector -> a taught deck (Settings), or None
         self.deck_error: str | None = None  # why the chosen deck could not be used (the standard reading is)
         self.dispatch = dispatch or (lambda fn: fn())
@@ -465,7 +464,7 @@ class Scanner:
         with self._model_lock:
             if self._detector is None:
                 try:
-                    from vision.ncnn_backend import detector_for_runtime
+                    from vision.reading.detector import detector_for_runtime
 
                     given = self._given_detector  # else ONNX Runtime, or NCNN by $TABLETALLY_RUNTIME
                     self._detector = (given or detector_for_runtime(model_path=self.model_path)).load()
@@ -531,14 +530,14 @@ class Scanner:
 
     def model_path_exists(self) -> bool:
         """Whether the kiosk's model file is there (else no reading process is started for it)."""
-        from vision.model_config import model_from_env
+        from vision.runtimes.model_files import model_from_env
 
         return (self.model_path or model_from_env()).is_file()
 
     def use_deck(self, loader: Callable[[Any], Any] | None) -> None:
         """Read with a taught deck from the next scan on: ``loader(detector)`` gives it (a
-        :class:`vision.deck.DeckMemory`); None for the standard reading. Applied now when the detector is
-        loaded, else when it loads."""
+        :class:`vision.deck.memory.DeckMemory`); None for the standard reading. Applied now when the
+        detector is loaded, else when it loads."""
         self.deck_loader = loader
         if self._detector is not None:
             with self._model_lock:
@@ -547,7 +546,7 @@ class Scanner:
     def _apply_deck(self) -> None:
         """Give the loaded detector the chosen deck (call with ``_model_lock`` held); a deck that cannot be
         loaded leaves the standard reading and says why in ``deck_error``."""
-        from vision.deck import use_deck
+        from vision.deck.memory import use_deck
 
         self.deck_error = None
         try:
@@ -630,14 +629,15 @@ class Scanner:
 
         if detector is None:
             return photo_only(self._detector_error)
-        from vision.decode import has_colour
+        from vision.base.photo import has_colour
 
         colour = has_colour(image)  # while the screen draws the reading's words, not after the reading
         self._wait_for_screen()
         self.last_marks["handed"] = time.perf_counter()
         try:
-            from vision.detector import LOOK_STEP, reporting_steps
             from vision.pipeline import read_cards
+            from vision.reading.detector import reporting_steps
+            from vision.reading.rules import LOOK_STEP
 
             def step(name: str) -> None:
                 """A step of the reading began (on this thread): count it, and let the screen say so."""
@@ -719,7 +719,7 @@ class Scanner:
         opened; the one it replaces is closed once the new one is open."""
         spec = self.camera_spec
         if self._camera is None or self._camera_for != spec:
-            from vision.camera import open_camera
+            from vision.cameras import open_camera
 
             camera, reason = open_camera(spec)
             old, self._camera, self._camera_for = self._camera, camera, spec

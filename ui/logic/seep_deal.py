@@ -15,7 +15,7 @@ from ui.i18n import _
 from ui.logic import games
 from ui.logic.card_edit import CardEditing
 from ui.logic.scan import HandCard, ScanResult
-from vision.seats import SeatError, SeatMap, assign_to_seats
+from vision.table.seats import SeatError, SeatMap, assign_to_seats
 
 BOTH = "both"
 """The scan target of one photo of both teams' piles, one pile on each half of the table."""

@@ -5,7 +5,7 @@
 
 ``--kind`` (table, hand, seep, ...) makes every scene of that kind, to measure one kind: for example 300
 whole tables at the kiosk's size, ``--count 0 --val-count 300 --long-side 1280 --kind table``, for
-``python -m vision.evaluate --truth DIR/truth/val.jsonl --known-hands``.
+``python -m vision.devtools.evaluate --truth DIR/truth/val.jsonl --known-hands``.
 
 Training images use only the training designs, validation images only the held-out designs
 (:mod:`models.training.data.decks`). The procedural decks found in the faces folder

@@ -1,13 +1,16 @@
-"""Patches for the corner reader (``vision.reader``), cut from the synthetic photos and their YOLO labels.
+"""Patches for the corner reader (``vision.reader.corners``), cut from the synthetic photos and their YOLO
+labels.
 
 Every labelled corner index of a dataset split becomes one patch, cut as the runtime cuts it
-(:func:`vision.reader.corner_patch`) but with more context (``STORE_CONTEXT``), so that training can shift
+(:func:`vision.reader.corners.corner_patch`) but with more context (``STORE_CONTEXT``), so that training can
+shift
 and scale the runtime's square inside it. Negatives ("none") are squares of the same sizes away from every
 labelled corner: half of them one or two corner sizes beside a corner (the card's pips, its picture, the
 edge of the next card), half anywhere in the photo. Deterministic from the seed.
 
 With ``--from-detector`` the patches are cut around the boxes the kiosk's detector itself hands the reader
-(:meth:`vision.detector.CardDetector.reread`: its candidates after class-wise suppression, tiling and turns
+(:meth:`vision.reading.detector.CardDetector.reread`: its candidates after class-wise suppression, tiling and
+turns
 as the kiosk reads, down to ``DETECTOR_FLOOR`` of its threshold, lower than the kiosk goes), so the reader
 learns the detector's loose boxes, its weak corners and its false ones. A box takes
 the class of the labelled corner it overlaps (IoU >= ``MATCH_IOU``), is "none" where it overlaps none
@@ -32,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from vision.geometry import box_iou_one
-from vision.reader import CONTEXT, PATCH, corner_patch
-from vision.types import CARD_CODES, ModelError
+from vision.base.geometry import box_iou_one
+from vision.base.types import CARD_CODES, ModelError
+from vision.reader.corners import CONTEXT, PATCH, corner_patch
 
 STORE_CONTEXT = 2.0  # the stored patch's side over the box's longer side
 STORE = round(PATCH * STORE_CONTEXT / CONTEXT)  # 64: the runtime's 48-pixel square is its centre
@@ -117,8 +120,8 @@ def _recording_detector() -> Any:
     it last handed the corner reader."""
     global _DETECTOR
     if _DETECTOR is None:
-        from vision.detector import CardDetector
-        from vision.reader import CornerReader
+        from vision.reader.corners import CornerReader
+        from vision.reading.detector import CardDetector
 
         class RecordingReader(CornerReader):
             handed: np.ndarray = np.zeros((0, 4), np.float32)

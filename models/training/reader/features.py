@@ -1,7 +1,8 @@
 """Give the exported corner reader a second output: its penultimate features (what a taught deck remembers).
 
 The reader (``models/reader.onnx``) is a small convolutional network whose last layer is one linear map
-(``Gemm``) from a pooled 256-value feature vector to the 54 logits. A taught deck (:mod:`vision.deck`) keeps
+(``Gemm``) from a pooled 256-value feature vector to the 54 logits. A taught deck (:mod:`vision.deck.memory`)
+keeps
 those features of its corners, so the graph is edited, not retrained: the ``Gemm``'s input is named as a
 second graph output, ``features`` (N x 256). Nothing else changes; the script checks that the ``logits``
 output is bit-identical to the original model's on sample inputs (random patches and, when given, patches
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.reader import DEFAULT_READER, FEATURES_OUTPUT, PATCH
+from vision.reader.corners import DEFAULT_READER, FEATURES_OUTPUT, PATCH
 
 LOGITS_OUTPUT = "logits"
 

@@ -1,4 +1,5 @@
-"""Train the corner reader (``vision.reader``) on patches from ``models.training.reader.data``, and export it.
+"""Train the corner reader (``vision.reader.corners``) on patches from ``models.training.reader.data``, and
+export it.
 
 A small convolutional network (four stages of two 3x3 convolutions, 32-256 channels, about 1.2 M
 parameters, ~0.1 GFLOP per 48-pixel patch) with plain PyTorch: the patches live in memory, so an epoch of
@@ -29,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from models.training.reader.data import NONE_ID, STORE, STORE_CONTEXT
-from vision.reader import CONTEXT, NONE_CLASS, PATCH, READER_JSON
-from vision.runtime import bgr_batch_input
-from vision.types import CARD_CODES
+from vision.base.types import CARD_CODES
+from vision.reader.corners import CONTEXT, NONE_CLASS, PATCH, READER_JSON
+from vision.runtimes.onnx import bgr_batch_input
 
 RUN_DIR = Path("runs/reader")
 N_CLASSES = len(CARD_CODES) + 1
@@ -324,7 +325,7 @@ def export(weights: Path, out_dir: Path) -> Path:
         _export_onnx(model, onnx_path)
     from models.training.reader.features import add_features
 
-    add_features(onnx_path)  # the penultimate features too: a taught deck (vision.deck) remembers them
+    add_features(onnx_path)  # the penultimate features too: a taught deck (vision.deck.memory) remembers them
     meta = {"names": [*CARD_CODES, NONE_CLASS], "size": PATCH, "context": CONTEXT}
     (out_dir / READER_JSON).write_text(json.dumps(meta) + "\n", encoding="utf-8")
     return onnx_path

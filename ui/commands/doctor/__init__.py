@@ -6,7 +6,7 @@ a photo take?), the display (a desktop session, or a screen on the KMS/DRM drive
 database (does it open, pass SQLite's integrity check, accept writes?) and the free disk space. Then, when
 they apply: the phones' scoreboard, the faster runtime on this device, and the camera's placement (from one
 photo, ``--photo PATH`` or one taken with the kiosk's camera: the corners' size and whether to lower or
-raise the camera, vision.placement).
+raise the camera, vision.table.placement).
 
 On an installed Pi the settings come from /etc/tabletally/kiosk.env (written by deploy/install.sh), so the
 doctor looks at the same data directory and display the kiosk uses. Stop the kiosk first (sudo systemctl

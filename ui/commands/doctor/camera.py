@@ -59,7 +59,7 @@ def check_camera(list_cameras: Callable[[], Sequence[Any]], kiosk_running: bool 
 def camera_photo(spec: str) -> tuple[Any, str, str | None] | None:
     """One photo from the kiosk's camera (``spec`` as in Settings), or None when there is no camera (only
     the bundled demo photos, which say nothing about this table)."""
-    from vision.camera import FolderCamera, open_camera
+    from vision.cameras import FolderCamera, open_camera
 
     camera, _why = open_camera(spec)
     try:

@@ -215,7 +215,7 @@ class PipelineReader:
         return [card.code for card in cards]
 
     def cards(self, image: Any) -> list[Any]:
-        """The cards read (vision.types.DetectedCard, with their corner boxes)."""
+        """The cards read (vision.base.types.DetectedCard, with their corner boxes)."""
         from vision.pipeline import read_cards
 
         return list(read_cards(image, self.detector).cards)
@@ -223,7 +223,7 @@ class PipelineReader:
 
 def load_reader(path: Path) -> PipelineReader:
     """The card model at ``path`` loaded as the kiosk reads with it (raises on a file that does not load)."""
-    from vision.detector import CardDetector
+    from vision.reading.detector import CardDetector
 
     return PipelineReader(CardDetector(path).load())
 
@@ -240,7 +240,7 @@ def blank_picture() -> Any:
 def default_model_path(env: Mapping[str, str] | None = None) -> Path:
     """The model the kiosk reads cards with when it is not given --model: ``$TABLETALLY_MODEL`` as the
     kiosk sees it (its env file, then this process's environment), else the shipped models/cards.onnx."""
-    from vision.model_config import DEFAULT_ONNX, MODEL_ENV
+    from vision.runtimes.model_files import DEFAULT_ONNX, MODEL_ENV
 
     chosen = (env or {}).get(MODEL_ENV)
     return Path(chosen).expanduser() if chosen else DEFAULT_ONNX

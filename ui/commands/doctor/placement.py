@@ -1,5 +1,5 @@
 """The placement check: is the camera hanging at the right height? Judged from one photo, read as a scan
-reads it (vision.placement says what to change; this check only reports it)."""
+reads it (vision.table.placement says what to change; this check only reports it)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ def check_placement(
 ) -> Check | None:
     """Is the camera hanging at the right height? One photo (of the table with a card at each seat) read as
     a scan reads it: the corner size in the photo and in the model's input, and what to change
-    (vision.placement). None when there is no photo to judge (no camera: the camera check says so)."""
-    from vision.placement import GOOD_MODEL_PX, Verdict, lens_for
-    from vision.placement import check_placement as judge
+    (vision.table.placement). None when there is no photo to judge (no camera: the camera check says so)."""
+    from vision.table.placement import GOOD_MODEL_PX, Verdict, lens_for
+    from vision.table.placement import check_placement as judge
 
     try:
         taken = take_photo()

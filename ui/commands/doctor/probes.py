@@ -40,7 +40,8 @@ class Probes:
 
 def real_probes() -> Probes:
     """Probes on this machine, through TableTally's vision package (imports OpenCV and ONNX Runtime)."""
-    from vision.camera import demo_photos, list_cameras, load_image
+    from vision.base.photo import load_image
+    from vision.cameras import demo_photos, list_cameras
 
     return Probes(
         list_cameras=list_cameras,

@@ -12,8 +12,8 @@ from ui.commands.doctor.model import MODEL_MISSING_FIX
 
 def time_runtimes() -> Mapping[str, float | str]:
     """One model pass on the bundled photos with each runtime on this device, each in a child process of
-    its own (vision.ncnn_backend.time_runtimes_apart: the installer's choice times the same way)."""
-    from vision.ncnn_backend import time_runtimes_apart
+    its own (vision.runtimes.choice.time_runtimes_apart: the installer's choice times the same way)."""
+    from vision.runtimes.choice import time_runtimes_apart
 
     return time_runtimes_apart()
 
@@ -21,8 +21,8 @@ def time_runtimes() -> Mapping[str, float | str]:
 def check_runtime(time_runtimes: Callable[[], Mapping[str, float | str]], env: Mapping[str, str]) -> Check:
     """Time one pass of the card model with each runtime on this device, and say which the kiosk reads with
     (``$TABLETALLY_RUNTIME``, as the installer chose it, else ONNX Runtime) and why; a warning when the
-    choice the installer would make now (vision.ncnn_backend.choose_runtime) is another."""
-    from vision.ncnn_backend import AS_GOOD, NAMES, RUNTIME_ENV, choose_runtime
+    choice the installer would make now (vision.runtimes.choice.choose_runtime) is another."""
+    from vision.runtimes.choice import AS_GOOD, NAMES, RUNTIME_ENV, choose_runtime
 
     chosen = (env.get(RUNTIME_ENV) or "onnx").strip().lower()
     times = time_runtimes()

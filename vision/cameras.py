@@ -3,7 +3,7 @@
 All three follow the :class:`Camera` protocol: ``open()``, ``capture() -> BGR uint8 array``, ``close()``,
 and they are context managers. ``open()`` on an open camera does nothing, so a camera returned open by
 :func:`open_camera` can still be used in a ``with`` block. A camera that fails, or disappears while a
-game is running, raises :class:`~vision.types.CameraError` with a message meant for a person; the caller
+game is running, raises :class:`~vision.base.types.CameraError` with a message meant for a person; the caller
 may simply call ``capture()`` again (the camera reopens itself) or pick another source.
 
 ``picamera2`` is imported only when the Pi camera is used, so this module imports fine on a laptop.
@@ -23,13 +23,12 @@ from typing import Any, Protocol, Self, runtime_checkable
 
 import numpy as np
 
-from vision.errors import CameraError, ImageError, InvalidValueError
-from vision.placement import still_size
+from vision.base.errors import CameraError, ImageError, InvalidValueError
+from vision.base.photo import IMAGE_SUFFIXES, load_image
+from vision.table.placement import still_size
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 """The bundled demo photos (package data): the last resort of ``open_camera("auto")``."""
-
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
 
 # Video4Linux nodes on a Raspberry Pi that belong to the ISP, codecs or the CSI receiver, not to a webcam.
 _NOT_WEBCAM_NAMES = ("bcm2835", "unicam", "rp1-cfe", "pispbe", "rpivid", "hevc", "codec", "isp")
@@ -80,25 +79,6 @@ class _CameraBase:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
-
-
-def load_image(path: str | Path) -> np.ndarray:
-    """Read a photo as a BGR uint8 array; :class:`ImageError` naming the file if that is impossible,
-    including a picture over the pixel budget (checked from the header before decoding: vision.decode)."""
-    from vision.decode import decode_image
-
-    p = Path(path)
-    if not p.exists():
-        raise ImageError(f"{p}: no such file")
-    if not p.is_file():
-        raise ImageError(f"{p}: not a file")
-    if p.stat().st_size == 0:
-        raise ImageError(f"{p}: the file is empty")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ImageError(f"{p}: cannot read the file: {exc.strerror or exc}") from exc
-    return decode_image(data, p)
 
 
 class FolderCamera(_CameraBase):
@@ -254,7 +234,8 @@ class PiCamera(_CameraBase):
     """The Raspberry Pi camera through picamera2: stills as BGR arrays from a camera that stays running.
 
     ``open()`` does everything slow once: one still configuration (``size``, default the size the reading
-    needs: :func:`vision.placement.still_size`, 2304 x 1296 on a Camera Module 3), started once, automatic
+    needs: :func:`vision.table.placement.still_size`, 2304 x 1296 on a Camera Module 3), started once,
+    automatic
     exposure and white balance left to settle, one autofocus cycle when the module can focus (Camera
     Module 3), then exposure, gain, white balance *and the lens position* locked, so every photo of the
     game night looks the same and none waits for the camera. Each ``capture()`` then only takes the next
@@ -275,7 +256,8 @@ class PiCamera(_CameraBase):
         self.settle_timeout_s = settle_timeout_s
         self.size = size
         """The still's (width, height) as asked; None for the size the reading needs: the sensor's own
-        halved while it stays at least ``vision.placement.CAPTURE_WIDTH`` wide (a Camera Module 3's 2304 x
+        halved while it stays at least ``vision.table.placement.CAPTURE_WIDTH`` wide (a Camera Module 3's 2304
+        x
         1296 binned mode, same field of view; chosen by measurement, docs/vision.md)."""
         self.name = f"Pi camera {camera_num}"
         self.model: str | None = None

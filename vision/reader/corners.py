@@ -1,10 +1,11 @@
 """The corner reader: a second, small model that names the card of one corner index the detector found.
 
-The detector (:mod:`vision.detector`) finds and names corner indices in one pass over the whole photo,
+The detector (:mod:`vision.reading.detector`) finds and names corner indices in one pass over the whole photo,
 where an index is 15-30 pixels across. The reader looks at each found corner alone: a square patch around
 its box, cut from the photo at full resolution (:func:`corner_patch`), given to a small classifier
 (``models/reader.onnx``) trained on such patches of the synthetic photos only. Its 53 card scores plus one
-"not a corner" score are a second opinion, which :meth:`vision.detector.CardDetector.reread` merges with
+"not a corner" score are a second opinion, which :meth:`vision.reading.detector.CardDetector.reread` merges
+with
 the detector's scores.
 
 The patch geometry is shared with the training code (``models/training/reader/data.py``), so the model
@@ -16,16 +17,16 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from vision.runtime import MODELS_DIR, bgr_batch_input, onnx_session
-from vision.types import CARD_CODES, ModelError
-
-if TYPE_CHECKING:
-    from vision.deck import DeckMemory
+from vision.base.errors import ModelError
+from vision.base.types import CARD_CODES, Detection
+from vision.runtimes.model_files import MODELS_DIR
+from vision.runtimes.onnx import bgr_batch_input, onnx_session
 
 DEFAULT_READER = MODELS_DIR / "reader.onnx"
 READER_JSON = "reader.json"
@@ -33,8 +34,36 @@ PATCH = 48  # the reader's input side in pixels
 CONTEXT = 1.5  # the patch side over the box's longer side
 NONE_CLASS = "none"  # the reader's extra class: the patch shows no corner index
 FEATURES_OUTPUT = (
-    "features"  # the reader's second output: its penultimate features (vision.deck remembers them)
+    "features"  # the reader's second output: its penultimate features (vision.deck.memory remembers them)
 )
+
+
+class TaughtDeck(Protocol):
+    """A deck a family taught the reader (:class:`vision.deck.memory.DeckMemory`), as the reading sees it:
+    what it does to the reader's card probabilities (:meth:`blend`) and to the detector's merge with them
+    (:meth:`merge`), and the corners it rescues from what the detector cut (:meth:`rescue`)."""
+
+    name: str
+
+    @property
+    def rescue_floor(self) -> float:
+        """The detector's candidates the rescue looks at go down to this score."""
+        ...
+
+    def blend(self, cards: np.ndarray, features: np.ndarray) -> np.ndarray: ...
+
+    def merge(
+        self, scores: np.ndarray, cards: np.ndarray, codes: Sequence[str] = CARD_CODES
+    ) -> np.ndarray: ...
+
+    def rescue(
+        self,
+        reader: CornerReader,
+        image: np.ndarray,
+        found: Sequence[Detection],
+        candidates: tuple[np.ndarray, np.ndarray],
+        confidence: float,
+    ) -> list[Detection]: ...
 
 
 def patch_square(
@@ -74,7 +103,7 @@ class CornerReader:
     ``read(image, boxes)`` gives, per box, the reader's probabilities over the 53 card codes (in
     :data:`CARD_CODES` order) and the probability that the patch shows no corner index.
 
-    ``deck`` (None: the standard reading) is a taught deck (:class:`vision.deck.DeckMemory`): the reader
+    ``deck`` (None: the standard reading) is a taught deck (:class:`TaughtDeck`): the reader
     then also computes its penultimate features of each patch (the model's ``features`` output) and the
     deck blends its memory of those corners into the card probabilities. Without a deck the reading is
     exactly the standard one.
@@ -87,7 +116,7 @@ class CornerReader:
         self._lock = threading.Lock()
         self.size = PATCH
         self.context = CONTEXT
-        self.deck: DeckMemory | None = None
+        self.deck: TaughtDeck | None = None
         """The taught deck whose memory is blended into the reading, or None (the standard reading)."""
 
     def load(self) -> CornerReader:

@@ -14,10 +14,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from vision.errors import InvalidValueError, ModelError
-from vision.runtime import MODELS_DIR
-from vision.types import CARD_CODES
+from vision.base.errors import InvalidValueError, ModelError
+from vision.base.types import CARD_CODES
 
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+"""Where the shipped models live."""
 DEFAULT_ONNX = MODELS_DIR / "cards.onnx"
 DEFAULT_PT = MODELS_DIR / "cards.pt"
 CLASSES_FILE = "classes.json"
@@ -26,6 +27,8 @@ READER_ENV = "TABLETALLY_READER"  # the corner reader's model file, or "off" to 
 ROTATIONS_ENV = "TABLETALLY_ROTATIONS"  # the kiosk's quarter turns per photo (1, 2 or 4) without a rebuild
 DEFAULT_ROTATIONS = 2  # chosen by measurement: docs/vision.md ("Reading each view in turns")
 ROTATION_CHOICES = (1, 2, 4)
+DEFAULT_CONF = 0.25
+"""The confidence threshold of a model whose ``classes.json`` names none."""
 
 
 def tiling(text: str) -> int | None:

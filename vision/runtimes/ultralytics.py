@@ -1,9 +1,10 @@
 """The Ultralytics backend: ``models/cards.pt`` run by Ultralytics (torch), behind the same
-:class:`~vision.detector.Detector` protocol as the ONNX Runtime detector, to check that the exported model
+:class:`~vision.runtimes.protocols.Detector` protocol as the ONNX Runtime detector, to check that the exported
+model
 reads what the trained one reads (``tabletally detect --backend ultralytics``, the agreement test).
 
 It reads the whole photo once, upright, without the corner reader (Ultralytics has neither crops nor
-turns), and applies the same cross-class suppression as :class:`~vision.detector.CardDetector`, so the
+turns), and applies the same cross-class suppression as :class:`~vision.reading.detector.CardDetector`, so the
 two differ only by the runtime and its letterbox. Neither torch nor Ultralytics is imported until the
 model is loaded; they come with the ``train`` extra, and their absence is a clear :class:`ModelError`.
 """
@@ -17,11 +18,17 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector import DEFAULT_CONF, check_image_array
-from vision.errors import InvalidValueError, ModelError
-from vision.geometry import Letterbox, decode_predictions
-from vision.model_config import DEFAULT_PT, exported_imgsz, load_class_codes, loading_conf
-from vision.types import CARD_CODES, Detection
+from vision.base.errors import InvalidValueError, ModelError
+from vision.base.geometry import Letterbox, decode_predictions
+from vision.base.photo import check_image_array
+from vision.base.types import CARD_CODES, Detection
+from vision.runtimes.model_files import (
+    DEFAULT_CONF,
+    DEFAULT_PT,
+    exported_imgsz,
+    load_class_codes,
+    loading_conf,
+)
 
 __all__ = ["UltralyticsDetector"]
 
@@ -58,7 +65,7 @@ class UltralyticsDetector:
         self.rotations = 1
         """Always one upright reading (the ONNX detector's ``rotations``, for the doctor and reports)."""
         self.reader = None
-        """Never a corner reader (as :attr:`vision.detector.CardDetector.reader`)."""
+        """Never a corner reader (as :attr:`vision.reading.detector.CardDetector.reader`)."""
         self._lock = threading.Lock()
         self._yolo: Any = None
 

@@ -1,15 +1,14 @@
 """The OpenVINO backend: the shipped ONNX card model (``models/cards.onnx``) read by Intel's OpenVINO runtime,
-behind the same :class:`~vision.detector.Detector` protocol as the ONNX Runtime detector.
+as one pass of the model (:class:`vision.runtimes.protocols.ModelPass`).
 
-:class:`OpenVinoDetector` is a :class:`~vision.detector.CardDetector` whose one model pass
-(:meth:`~vision.detector.CardDetector.run_model`) runs through OpenVINO: the letterbox, the views (turns,
-crops, the focused reading), the corner reader (still ONNX Runtime: a small batch) and the suppression are
-the same code. The model's input size and classes are read by the ONNX Runtime detector's own code
-(:meth:`CardDetector._load_onnx`, its session then dropped), so both read the file alike.
+:class:`OpenVinoPass` runs one pass through OpenVINO: the letterbox, the views (turns, crops, the focused
+reading), the corner reader (still ONNX Runtime: a small batch) and the suppression are the same code as
+with ONNX Runtime. The model's input size and classes are read by ONNX Runtime's own code
+(:meth:`vision.runtimes.onnx.OnnxPass.load`, its session then dropped), so both read the file alike.
 
 OpenVINO reads the same ONNX file with its own reader and compiles it for the CPU once, at load: nothing
 is converted or written at run time. The compiled model takes the letterboxed BGR pixels as they are (its
-own first steps turn them to RGB floats in [0, 1], in place of :func:`vision.detector.to_input_tensor`),
+own first steps turn them to RGB floats in [0, 1], in place of :func:`vision.runtimes.onnx.to_input_tensor`),
 and computes in 32-bit floats, as ONNX Runtime does: OpenVINO would otherwise choose bfloat16 on a CPU
 that has it, or float16 on an ARM one, and read other scores. The model's own square input gets a compiled
 model of that fixed shape; a model of any input size gets a second, dynamic one for the other sizes (the
@@ -17,7 +16,7 @@ focused reading's large look, "rect" inputs).
 
 ``openvino`` (PyPI) is imported only when the model loads; its absence is a clear :class:`ModelError`.
 Whether it is faster than ONNX Runtime or NCNN on a device is measured there, not assumed
-(:func:`vision.ncnn_backend.time_runtimes`).
+(:func:`vision.runtimes.choice.time_runtimes`).
 """
 
 from __future__ import annotations
@@ -28,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from vision.detector import CardDetector
-from vision.errors import ModelError
+from vision.base.errors import ModelError
+from vision.runtimes.onnx import OnnxPass
 
-__all__ = ["OpenVinoDetector", "compile_options"]
+__all__ = ["OpenVinoPass", "compile_options"]
 
 
 def compile_options(threads: int) -> dict[str, Any]:
@@ -46,25 +45,40 @@ def compile_options(threads: int) -> dict[str, Any]:
     }
 
 
-class OpenVinoDetector(CardDetector):
-    """A :class:`CardDetector` whose model passes run through OpenVINO on the CPU (``model_path``: the ONNX
-    file, default as CardDetector's, ``models/cards.onnx``)."""
+class OpenVinoPass:
+    """One pass of the card model through OpenVINO on the CPU (``model_path``: the ONNX file)."""
 
-    def __init__(self, model_path: str | Path | None = None, **kwargs: Any) -> None:
-        super().__init__(model_path, **kwargs)
+    def __init__(self, model_path: Path, threads: int = 2, imgsz: int | None = None) -> None:
+        self.model_path = model_path
+        self.threads = threads
+        self._shape = OnnxPass(model_path, threads, imgsz)
+        self.imgsz: int = self._shape.imgsz
+        self.input_hw: tuple[int, int] | None = None
+        self.resizable = False
+        self.codes: tuple[str, ...] = self._shape.codes
         self._requests: dict[tuple[int, int] | None, Any] = {}
         self._run_lock = threading.Lock()
 
-    def __repr__(self) -> str:
-        return f"OpenVinoDetector({str(self.model_path)!r}, imgsz={self.imgsz}, rotations={self.rotations})"
+    @property
+    def loaded(self) -> bool:
+        return bool(self._requests)
 
-    def _load_onnx(self) -> None:  # the backend's own load, called by CardDetector.load
+    def load(self) -> None:
+        if self._requests:
+            return
         try:
             import openvino as ov  # type: ignore[import-untyped,import-not-found,unused-ignore]
         except ImportError as exc:
             raise ModelError(f"the openvino runtime is not installed (pip install openvino): {exc}") from exc
-        super()._load_onnx()  # the input size, fixed or any, and the classes, as ONNX Runtime reads them
-        self._session = None
+        shape = self._shape  # the input size, fixed or any, and the classes, as ONNX Runtime reads them
+        shape.load()
+        shape.drop_session()
+        self.imgsz, self.input_hw, self.resizable, self.codes = (
+            shape.imgsz,
+            shape.input_hw,
+            shape.resizable,
+            shape.codes,
+        )
         core = ov.Core()
         options = compile_options(self.threads)
         requests: dict[tuple[int, int] | None, Any] = {}
@@ -79,10 +93,9 @@ class OpenVinoDetector(CardDetector):
         except Exception as exc:
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ModelError(f"OpenVINO cannot compile {self.model_path} for the CPU: {first_line}") from exc
-        self._requests = {shape: compiled.create_infer_request() for shape, compiled in requests.items()}
-        self._session = self._requests
+        self._requests = {hw: compiled.create_infer_request() for hw, compiled in requests.items()}
 
-    def run_model(self, letterboxed: np.ndarray) -> np.ndarray:
+    def run(self, letterboxed: np.ndarray) -> np.ndarray:
         """One pass through OpenVINO: the same ``(1, 4 + classes, anchors)`` output as ONNX Runtime's, from
         the letterboxed BGR pixels themselves."""
         hw = (int(letterboxed.shape[0]), int(letterboxed.shape[1]))

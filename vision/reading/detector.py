@@ -1,5 +1,6 @@
-"""The card-corner detector: the exported YOLO model run with ONNX Runtime, and the :class:`Detector`
-protocol every way of finding corners follows.
+"""The card-corner detector, :class:`CardDetector`: the exported YOLO model, one pass at a time on its
+runtime (:mod:`vision.runtimes`), read in the views a photo needs (:mod:`vision.reading.full`,
+:mod:`~vision.reading.focused`, :mod:`~vision.reading.far`).
 
 Pipeline: letterbox the BGR photo to the model's input (grey 114 padding, as Ultralytics does), run the
 model, decode its ``(1, 4 + classes, anchors)`` output (centre x, centre y, width, height in input
@@ -7,11 +8,12 @@ pixels, then one sigmoid score per class), drop boxes under the confidence thres
 per class, then suppress boxes of *different* classes on the same spot (a corner read both as 6S and 9S
 is one corner): the loser's code is kept as an alternative of the winner, so the card can be marked
 uncertain. The kiosk reads each photo in several views (turns, crops) that vote, and has the corner
-reader (:mod:`vision.reader`) read every candidate again before the suppression.
+reader (:mod:`vision.reader.corners`) read every candidate again before the suppression.
 
-The geometry of those steps is :mod:`vision.geometry`; the model's files and the environment's settings
-are read by :mod:`vision.model_config`. Other runtimes are adapters behind :class:`Detector`
-(:mod:`vision.ultralytics_backend`), and :class:`vision.fake.FakeDetector` stands in for a model in tests.
+The geometry of those steps is :mod:`vision.base.geometry`; the model's files and the environment's
+settings are read by :mod:`vision.runtimes.model_files`. Other ways of finding corners follow
+:class:`vision.runtimes.protocols.Detector` (:mod:`vision.runtimes.ultralytics`, and
+:class:`vision.runtimes.fake.FakeDetector`, which stands in for a model in tests).
 """
 
 from __future__ import annotations
@@ -21,13 +23,12 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol, Self, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from vision.effort import EFFORTS, FOCUSED, Passes, effort_from_env, read_focused, read_full, read_with_effort
-from vision.errors import ImageError, InvalidValueError, ModelError
-from vision.geometry import (
+from vision.base.errors import InvalidValueError, ModelError
+from vision.base.geometry import (
     candidate_boxes,
     class_nms,
     from_crop,
@@ -41,27 +42,49 @@ from vision.geometry import (
     turns,
     unrotate_boxes,
 )
-from vision.model_config import (
+from vision.base.photo import check_image_array
+from vision.base.types import CARD_CODES, Detection, box_size
+from vision.reader.corners import DEFAULT_READER, CornerReader
+from vision.reading.focused import read_focused, read_with_effort
+from vision.reading.full import read_full
+from vision.reading.passes import Passes
+from vision.reading.rules import (
+    AUTO_TILE_FACTOR,
+    CORNERS_STEP,
+    EFFORTS,
+    FAR_PX,
+    FAR_QUANTILE,
+    FAR_TILES,
+    FINE_PX,
+    FOCUSED,
+    LOOK_STEP,
+    READER_FLOOR,
+    READER_WEIGHT,
+    SMALL_CORNER,
+    TILE_ROTATIONS,
+    Progress,
+    ReadFn,
+    effort_from_env,
+    merge_reading,
+)
+from vision.runtimes.choice import RUNTIMES, default_model, open_pass, runtime_from_env
+from vision.runtimes.model_files import (
+    DEFAULT_CONF,
     DEFAULT_ONNX,
     DEFAULT_ROTATIONS,
     MODEL_ENV,
     READER_ENV,
     ROTATION_CHOICES,
     ROTATIONS_ENV,
-    exported_imgsz,
-    load_class_codes,
     loading_conf,
-    metadata_imgsz,
-    metadata_names,
-    model_from_env,
     reader_from_env,
     rotations_from,
     rotations_from_env,
     tiling,
 )
-from vision.reader import DEFAULT_READER, CornerReader
-from vision.runtime import bgr_batch_input, onnx_session
-from vision.types import CARD_CODES, Detection, box_size
+from vision.runtimes.ncnn import DEFAULT_NCNN
+from vision.runtimes.onnx import to_input_tensor
+from vision.runtimes.protocols import Detector, ModelPass
 
 __all__ = [
     "AUTO_TILE_FACTOR",
@@ -80,69 +103,18 @@ __all__ = [
     "CardDetector",
     "Detection",
     "Detector",
-    "check_image_array",
     "merge_reading",
     "reporting_steps",
+    "detector_for_runtime",
+    "NcnnDetector",
+    "OpenVinoDetector",
     "rotations_from",
     "tiling",
     "to_input_tensor",
 ]
 # DEFAULT_ONNX, DEFAULT_ROTATIONS, MODEL_ENV, READER_ENV, ROTATIONS_ENV, rotations_from and tiling live in
-# vision.model_config; they are exported here too, as the detector's defaults and settings. The geometry
-# is imported from vision.geometry only.
-
-DEFAULT_CONF = 0.25
-AUTO_TILE_FACTOR = 2.0  # chosen by measurement: docs/vision.md ("Speed and memory", the tiling tables)
-SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto also tiles: docs/vision.md
-READER_WEIGHT = 0.5  # the reader's weight in a corner's scores: docs/vision.md ("The corner reader")
-READER_FLOOR = 0.5  # with a reader, the detector's candidates down to this share of ``conf`` are re-read
-FINE_PX = 9.0  # a far table's crops are chosen to show its median corner at least this large (placement.md)
-FAR_PX = 4.0  # the corner size (whole-photo model input pixels) assumed when the whole photo shows none
-FAR_QUANTILE = 0.25  # the finer grid is chosen for the smaller corners found: this quantile of their sizes
-FAR_TILES = 3  # the finest grid a far table gets (3 x 3: a 4 px corner of a 16:9 photo seen at 10 px)
-TILE_ROTATIONS = 2  # the crops are read in at most this many turns (four would cost 8 more passes)
-LOOK_STEP = "look"  # reporting_steps: a pass of the model (the whole photo, a turn or a crop) begins
-CORNERS_STEP = "corners"  # reporting_steps: the corner reader begins to read the corners found
-
-
-@runtime_checkable
-class Detector(Protocol):
-    """Finds card corner indices in photos: what the pipeline and the kiosk need of any backend.
-
-    :class:`CardDetector` (ONNX Runtime) is the one that ships; adapters for other runtimes
-    (:class:`vision.ultralytics_backend.UltralyticsDetector`) and :class:`vision.fake.FakeDetector` follow
-    the same protocol. A missing or broken model raises :class:`~vision.errors.ModelError` from ``load``
-    (or the first ``detect``), a bad photo :class:`~vision.errors.ImageError`.
-    """
-
-    @property
-    def model_path(self) -> Path:
-        """The model file this detector runs (for messages and the doctor)."""
-        ...
-
-    @property
-    def loaded(self) -> bool:
-        """Whether the model is loaded (``detect`` loads it on first use)."""
-        ...
-
-    def load(self) -> Self:
-        """Load the model now, from any thread; returns self. Idempotent."""
-        ...
-
-    def detect(self, image: np.ndarray) -> list[Detection]:
-        """Corner detections in ``image`` (HxWx3 uint8 BGR), best first, boxes in photo pixels."""
-        ...
-
-
-def to_input_tensor(letterboxed_bgr: np.ndarray) -> np.ndarray:
-    """HxWx3 uint8 BGR -> 1x3xHxW float32 RGB in [0, 1]."""
-    return bgr_batch_input(letterboxed_bgr[None])
-
-
-def merge_reading(scores: np.ndarray, cards: np.ndarray, weight: float = READER_WEIGHT) -> np.ndarray:
-    """The detector's class scores merged with the corner reader's card probabilities, class by class:
-    the weighted geometric mean ``scores ** (1 - weight) * cards ** weight`` (float32)."""
-    return (scores ** (1.0 - weight) * cards**weight).astype(np.float32)
+# vision.runtimes.model_files, the reading's thresholds in vision.reading.rules; they are exported here too,
+# as the detector's defaults and settings.
 
 
 class CardDetector:
@@ -162,7 +134,7 @@ class CardDetector:
 
     ``rotations`` (1, 2 or 4; default ``$TABLETALLY_ROTATIONS``, else ``DEFAULT_ROTATIONS``) reads the
     whole photo that many times, turned by quarter turns, and the crops in up to ``TILE_ROTATIONS`` turns;
-    all these views, the crops included, vote on each corner (:func:`vision.geometry.fuse_views`). Each
+    all these views, the crops included, vote on each corner (:func:`vision.base.geometry.fuse_views`). Each
     turn costs about one more pass; what it buys is measured in docs/vision.md.
 
     ``reader`` (default ``$TABLETALLY_READER``, else the shipped ``models/reader.onnx``; ``"off"`` for
@@ -182,8 +154,11 @@ class CardDetector:
         rotations: int | None = None,
         reader: str | Path | None = None,
         effort: str | None = None,
+        runtime: str = "onnx",
     ) -> None:
-        self.model_path = Path(model_path) if model_path is not None else model_from_env()
+        if runtime not in RUNTIMES:
+            raise InvalidValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
+        self.model_path = Path(model_path) if model_path is not None else default_model(runtime)
         effort = effort or effort_from_env()
         if effort not in EFFORTS:
             raise InvalidValueError(f"effort must be {' or '.join(EFFORTS)}, got {effort!r}")
@@ -214,23 +189,29 @@ class CardDetector:
         self.rotations: int = rotations
         """Quarter turns the whole photo is read in (crops: at most ``TILE_ROTATIONS``)."""
         self.reader: CornerReader | None = None if str(reader) == "off" else CornerReader(reader, threads)
-        """The corner reader that re-reads each corner found (:mod:`vision.reader`), or None."""
+        """The corner reader that re-reads each corner found (:mod:`vision.reader.corners`), or None."""
         self.effort: str = effort
         """``full``: every view of every photo; ``focused``: one look, then the extra views only where it
-        leaves doubt (:mod:`vision.effort`; with ``tiles=None`` only: a forced tiling reads in full)."""
+        leaves doubt (:mod:`vision.reading.focused`; with ``tiles=None`` only: a forced tiling reads in
+        full)."""
         self._lock = threading.Lock()
-        self._session: Any = None
-        self._input_name = ""
+        self.model: ModelPass = open_pass(runtime, self.model_path, threads, imgsz)
+        """One pass of the model on its runtime (:mod:`vision.runtimes`)."""
+        self.runtime = runtime
+        self.progress: Progress | None = None
+        """Told how far a reading has come (:func:`reporting_steps`), on the reading's thread; or None."""
         self.imgsz: int = imgsz or 640
         self.input_hw: tuple[int, int] | None = None
         """The input (height, width) each pass gets once loaded: the model's fixed one, or the square it was
         exported for (``classes.json`` "imgsz") where its input is dynamic; None: a "rect" input per photo."""
         self.resizable = False
         """Whether the model also takes inputs of other sizes (dynamic height and width): the focused
-        reading's large look (:func:`vision.effort.look_side`)."""
+        reading's large look (:func:`vision.reading.rules.look_side`)."""
         self.codes: tuple[str, ...] = CARD_CODES
 
     def __repr__(self) -> str:
+        if self.runtime != "onnx":
+            return f"CardDetector({str(self.model_path)!r}, runtime={self.runtime!r}, imgsz={self.imgsz})"
         return f"CardDetector({str(self.model_path)!r}, imgsz={self.imgsz}, rotations={self.rotations})"
 
     @property
@@ -241,50 +222,20 @@ class CardDetector:
 
     @property
     def loaded(self) -> bool:
-        return self._session is not None
+        return self.model.loaded
 
     def load(self) -> CardDetector:
         """Load the model now (it is otherwise loaded by the first ``detect``). Returns self."""
         with self._lock:
             if not self.loaded:
                 self.conf = loading_conf(self.model_path, self.requested_conf, self.conf)
-                self._load_onnx()
+                model = self.model
+                model.load()
+                self.imgsz, self.input_hw, self.resizable = model.imgsz, model.input_hw, model.resizable
+                self.codes = model.codes
             if self.reader is not None:
                 self.reader.load()
         return self
-
-    def _load_onnx(self) -> None:
-        session = onnx_session(self.model_path, self.threads, "model file")
-        meta_map = session.get_modelmeta().custom_metadata_map
-        inputs = session.get_inputs()
-        if len(inputs) != 1 or len(inputs[0].shape) != 4:
-            raise ModelError(f"{self.model_path}: expected one image input (1, 3, H, W), got {len(inputs)}")
-        shape = inputs[0].shape
-        h, w = shape[2], shape[3]
-        if isinstance(h, int) and isinstance(w, int):
-            if self.requested_imgsz is not None and self.requested_imgsz != max(h, w):
-                raise ModelError(
-                    f"{self.model_path} has a fixed {h}x{w} input, not imgsz={self.requested_imgsz}"
-                )
-            self.input_hw = (h, w)
-            self.imgsz = max(h, w)
-        else:
-            self.resizable = True
-            self.imgsz = self.requested_imgsz or metadata_imgsz(meta_map.get("imgsz")) or 640
-            exported = exported_imgsz(self.model_path)
-            # dynamic: read at the square it was exported for, as a fixed model of that size; else each
-            # photo gets a "rect" input of long side imgsz
-            self.input_hw = (self.imgsz, self.imgsz) if exported == self.imgsz else None
-        self.codes = load_class_codes(self.model_path, metadata_names(meta_map.get("names")))
-        outputs = session.get_outputs()
-        out_shape = outputs[0].shape
-        if len(out_shape) != 3 or (isinstance(out_shape[1], int) and out_shape[1] != 4 + len(self.codes)):
-            raise ModelError(
-                f"{self.model_path}: output shape {out_shape} does not match {len(self.codes)} classes "
-                f"(expected (1, {4 + len(self.codes)}, N), an Ultralytics detection export without NMS)"
-            )
-        self._input_name = inputs[0].name
-        self._session = session
 
     def detect(self, image: np.ndarray) -> list[Detection]:
         """Corner detections in ``image`` (HxWx3 uint8 BGR), best first, boxes in photo pixels."""
@@ -293,15 +244,15 @@ class CardDetector:
         deck = self.reader.deck if self.reader is not None else None
         if deck is None:
             return self._read(image)
-        from vision.deck import RESCUE_FLOOR
-
         # the reading's passes kept down to the rescue's floor: the rescue takes their upright whole photo
-        passes = Passes(self, image, keep=RESCUE_FLOOR)
+        floor = deck.rescue_floor
+        passes = Passes(self, image, keep=floor)
         if self.effort == FOCUSED and self.tiles is None:
             found = read_focused(self, passes)
         else:
             found = read_full(self, passes)
-        return deck.rescue(self, image, found, passes)
+        assert self.reader is not None
+        return deck.rescue(self.reader, image, found, passes.whole(0, floor=floor), self.conf)
 
     def _read(self, image: np.ndarray) -> list[Detection]:
         if self.effort == FOCUSED and self.tiles is None:
@@ -328,7 +279,7 @@ class CardDetector:
         found: list[Detection] = []
         if self.tiles is None:
             if tiles == 1:
-                found = self._suppress(views, image)
+                found = self.vote(views, image)
                 if found and not self.corners_are_small(found, hw):
                     return found
                 boxes = np.array([d.box for d in found], np.float32).reshape(-1, 4)
@@ -339,11 +290,11 @@ class CardDetector:
             if tiles == 1:
                 return found
         elif tiles == 1:  # the whole photo only, as asked: no grid of one crop (the same pass again)
-            return self._suppress(views, image, scales)
+            return self.vote(views, image, scales)
         tile_turns = turns(min(self.rotations, TILE_ROTATIONS))
         views += [tiled(tiles, k) for k in tile_turns]
         scales += [self.grid_scale(hw, tiles)] * len(tile_turns)
-        return self._suppress(views, image, scales)
+        return self.vote(views, image, scales)
 
     def view_scale(self, image_hw: tuple[int, int]) -> float:
         """Model-input pixels per pixel of a photo (or crop) of ``image_hw`` read whole (any turn)."""
@@ -379,7 +330,7 @@ class CardDetector:
             tiles += 1
         return tiles
 
-    def _suppress(
+    def vote(
         self,
         views: list[tuple[np.ndarray, np.ndarray]],
         image: np.ndarray,
@@ -396,7 +347,7 @@ class CardDetector:
         return suppress(boxes, scores, self.codes, self.iou, self.cross_iou)
 
     def reread(
-        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, read: Any = None
+        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, read: ReadFn | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """Candidates (boxes in ``image`` pixels, class scores) after the corner reader's second opinion.
 
@@ -407,7 +358,7 @@ class CardDetector:
         score reaches ``conf`` are kept. A corner both read alike keeps about its score (a weak one the
         reader is sure of rises over ``conf``: the candidates come down to ``candidate_conf``); one they
         disagree on sinks, and unless one of them is sure it is dropped. ``read`` replaces the reader's
-        ``read(image, boxes)`` (:mod:`vision.effort` remembers what it read of a photo).
+        ``read(image, boxes)`` (:mod:`vision.reading.focused` remembers what it read of a photo).
         """
         if self.reader is None or len(boxes) == 0:
             return boxes, scores
@@ -418,12 +369,13 @@ class CardDetector:
 
     def merged(self, scores: np.ndarray, cards: np.ndarray) -> np.ndarray:
         """The detector's class scores merged with the reader's card probabilities: by the taught deck
-        when there is one (vision.deck names its own cards with the reader), else :func:`merge_reading`."""
+        when there is one (vision.deck.memory names its own cards with the reader), else
+        :func:`merge_reading`."""
         deck = self.reader.deck if self.reader is not None else None
         return merge_reading(scores, cards) if deck is None else deck.merge(scores, cards, self.codes)
 
     def reader_opinion(
-        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, read: Any = None
+        self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, read: ReadFn | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The candidates left by non-maximum suppression within each class (boxes, the detector's class
         scores) and, for each, the corner reader's card probabilities in the detector's class order (the
@@ -432,7 +384,7 @@ class CardDetector:
             raise ModelError("this detector has no corner reader (reader='off')")
         keep = class_nms(boxes, scores, self.iou)
         boxes, scores = boxes[keep], scores[keep]
-        cards, _ = (read or self.reader.read)(image, boxes)
+        cards, _ = (read or self.read_corners)(image, boxes)
         if self.codes != CARD_CODES:  # a model with its own class order: the reader's columns follow it
             cards = cards[:, [CARD_CODES.index(c) for c in self.codes]]
         return boxes, scores, cards
@@ -447,12 +399,6 @@ class CardDetector:
         scale = min(in_h / h, in_w / w)
         median = statistics.median(box_size(d.box) for d in found)
         return median * scale < SMALL_CORNER
-
-    def faint_candidates(self, image: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
-        """One pass over the whole photo, upright: every candidate scoring at least ``floor`` (boxes in
-        photo pixels, class scores), before any threshold or suppression. A taught deck looks again at
-        those the reading cut (:meth:`vision.deck.DeckMemory.rescue`)."""
-        return self._candidates(image, 0, floor)
 
     def _candidates(
         self, image: np.ndarray, quarter_turns: int = 0, floor: float | None = None
@@ -469,10 +415,20 @@ class CardDetector:
         return unrotate_boxes(boxes, quarter_turns, image.shape[:2]), scores
 
     def run_model(self, letterboxed: np.ndarray) -> np.ndarray:
-        """The model's raw output ``(1, 4 + classes, anchors)`` for one letterboxed HxWx3 BGR input: the
-        one step a runtime adapter replaces (:mod:`vision.ncnn_backend`)."""
-        output: np.ndarray = self._session.run(None, {self._input_name: to_input_tensor(letterboxed)})[0]
-        return output
+        """The model's raw output ``(1, 4 + classes, anchors)`` for one letterboxed HxWx3 BGR input: one
+        pass on the detector's runtime (:attr:`model`), told to :attr:`progress` as ``LOOK_STEP``."""
+        if self.progress is not None:
+            self.progress(LOOK_STEP)
+        return self.model.run(letterboxed)
+
+    def read_corners(self, image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The corner reader's ``read`` of ``boxes`` in ``image``, told to :attr:`progress` as
+        ``CORNERS_STEP``."""
+        if self.reader is None:
+            raise ModelError("this detector has no corner reader (reader='off')")
+        if self.progress is not None:
+            self.progress(CORNERS_STEP)
+        return self.reader.read(image, boxes)
 
     def tiles_for(self, image_hw: tuple[int, int]) -> int:
         """The tiling a photo gets before anything is found in it: as given, else 2 when its long side is
@@ -499,89 +455,54 @@ class CardDetector:
         return np.concatenate([b for b, _ in parts]), np.concatenate([sc for _, sc in parts])
 
 
-def read_far(detector: Any, passes: Any) -> list[Detection] | None:
-    """The focused reading (:func:`vision.effort.read_focused`) of a far table, or None for any other
-    photo (the focused reading goes on as before, the passes run here kept in ``passes``).
+class NcnnDetector(CardDetector):
+    """A :class:`CardDetector` whose model passes run through NCNN (``model_path``: the ``.param`` file,
+    default ``models/cards.ncnn.param``; its ``.bin`` beside it; :mod:`vision.runtimes.ncnn`)."""
 
-    A photo large enough to be cropped (long side over ``AUTO_TILE_FACTOR`` x imgsz) whose whole-photo
-    look finds its corners too small for the 2 x 2 crops or the large look to show them at ``FINE_PX``
-    (:meth:`CardDetector.tiles_after`; where it finds none, its faint traces' size), or finds nothing at
-    all (a table too far for it, or an empty one), is read through the finer grid, upright. Each spot
-    is voted on only by the views that could read it (:func:`fuse_readable`), so the whole-photo look
-    does not vote down a corner too small for it. With a model of any input size, the corners' sizes are
-    taken from the focused reading's large look where it takes one (:func:`vision.effort.look_side`)."""
-    from vision.effort import look_side
-
-    image = passes.image
-    hw = image.shape[:2]
-    if detector.tiles is not None or max(hw) <= AUTO_TILE_FACTOR * detector.imgsz:
-        return None
-    boxes, scores = passes.whole(0)
-    views = [(boxes, scores)]
-    scales = [detector.view_scale(hw)]
-    found = boxes[class_nms(boxes, scores, detector.iou)]
-    side = look_side(detector, hw)
-    sides = np.sqrt((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1]))
-    if side > detector.imgsz and (not len(found) or float(np.median(sides)) * scales[0] < SMALL_CORNER):
-        # The focused reading takes the large look here anyway: its corners, seen 1.8 times larger, tell
-        # their sizes better than the few the first look found (the largest of them).
-        look = passes.whole(0, long_side=side)
-        in_h, in_w = rect_input_size(hw, side)
-        views.append(look)
-        scales.append(min(in_h / hw[0], in_w / hw[1]))
-        found = look[0][class_nms(look[0], look[1], detector.iou)]
-        if not len(found):
-            return None
-    elif not len(found):  # the faint traces' size, where there are any (else a far table is assumed)
-        boxes, scores = passes.whole(0, floor=passes.floor)
-        found = boxes[class_nms(boxes, scores, detector.iou)]
-    tiles = detector.tiles_after(hw, found)
-    if tiles <= 2:
-        return None
-    views.append(passes.tiled(tiles, 0))
-    scales.append(detector.grid_scale(hw, tiles))
-    read: list[Detection] = detector._suppress(views, image, scales)
-    return read
+    def __init__(self, model_path: str | Path | None = None, **kwargs: Any) -> None:
+        super().__init__(DEFAULT_NCNN if model_path is None else model_path, runtime="ncnn", **kwargs)
 
 
-def check_image_array(image: Any) -> None:
-    """Raise :class:`ImageError` unless ``image`` is a non-empty HxWx3 uint8 array."""
-    if not isinstance(image, np.ndarray):
-        raise ImageError(f"expected an image array, got {type(image).__name__}")
-    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 1 or image.shape[1] < 1:
-        raise ImageError(f"expected an HxWx3 BGR image, got an array of shape {image.shape}")
-    if image.dtype != np.uint8:
-        raise ImageError(f"expected a uint8 image, got dtype {image.dtype}")
+class OpenVinoDetector(CardDetector):
+    """A :class:`CardDetector` whose model passes run through OpenVINO on the CPU (``model_path``: the ONNX
+    file, default as CardDetector's; :mod:`vision.runtimes.openvino`)."""
+
+    def __init__(self, model_path: str | Path | None = None, **kwargs: Any) -> None:
+        super().__init__(model_path, runtime="openvino", **kwargs)
+
+
+def detector_for_runtime(runtime: str | None = None, **kwargs: Any) -> CardDetector:
+    """The kiosk's detector on ``runtime`` (default :func:`vision.runtimes.choice.runtime_from_env`): ONNX
+    Runtime, NCNN (its own converted model: ``model_path`` is ignored) or OpenVINO (the same ONNX file),
+    with ``kwargs`` as CardDetector takes them."""
+    runtime = runtime or runtime_from_env()
+    if runtime == "ncnn":
+        kwargs.pop("model_path", None)
+        return NcnnDetector(**kwargs)
+    if runtime == "openvino":
+        return OpenVinoDetector(**kwargs)
+    return CardDetector(runtime=runtime, **kwargs)
+
+
+@runtime_checkable
+class ReportsProgress(Protocol):
+    """A detector that tells how far a reading has come, through its ``progress`` callback."""
+
+    progress: Progress | None
 
 
 @contextmanager
-def reporting_steps(detector: Any, tell: Callable[[str], None]) -> Iterator[None]:
+def reporting_steps(detector: Detector, tell: Progress) -> Iterator[None]:
     """While inside, ``detector`` tells how far a reading has come: ``tell(LOOK_STEP)`` before each pass
     of its model and ``tell(CORNERS_STEP)`` before its corner reader reads, on the reading's thread (the
-    kiosk shows it). Works for :class:`CardDetector` and its runtime adapters, whichever reading
-    (:mod:`vision.effort`) runs the passes; a detector without ``run_model`` (a fake) tells nothing. One
-    reading at a time per detector."""
-    patched: list[tuple[Any, str, Any]] = []
-
-    def wrap(owner: Any, name: str, step: str) -> None:
-        plain = getattr(owner, name, None)
-        if owner is None or not callable(plain):
-            return
-
-        def told(*args: Any, **kwargs: Any) -> Any:
-            tell(step)
-            return plain(*args, **kwargs)
-
-        patched.append((owner, name, vars(owner).get(name)))
-        setattr(owner, name, told)
-
-    wrap(detector, "run_model", LOOK_STEP)
-    wrap(getattr(detector, "reader", None), "read", CORNERS_STEP)
+    kiosk shows it): its ``progress`` callback (:class:`ReportsProgress`, as :class:`CardDetector` on any
+    runtime, whichever reading runs the passes), set for the while; a detector without one (a fake) tells
+    nothing. One reading at a time per detector."""
+    if not isinstance(detector, ReportsProgress):
+        yield
+        return
+    before, detector.progress = detector.progress, tell
     try:
         yield
     finally:
-        for owner, name, before in reversed(patched):
-            if before is None:
-                vars(owner).pop(name, None)  # the class's method is back
-            else:
-                setattr(owner, name, before)
+        detector.progress = before

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from scorer.cards import Card, copies_in_decks
-from vision.errors import InvalidValueError
-from vision.types import Box, DetectedCard, Detection, box_center, box_size
+from vision.base.errors import InvalidValueError
+from vision.base.types import Box, DetectedCard, Detection, box_center, box_size
 
 
 @dataclass(frozen=True)
@@ -372,7 +372,8 @@ def group_into_hands(
     card lies well within that, so hands laid about a card's width apart separate, and with the turn
     added touching hands turned apart do too. ``turn=0`` groups by position alone.
 
-    Both ways are scored by the pair measure of ``python -m vision.evaluate`` (pairs of rightly read cards
+    Both ways are scored by the pair measure of ``python -m vision.devtools.evaluate`` (pairs of rightly read
+    cards
     put together or apart as laid), which prints the figures; docs/vision.md ("Hands") says how the turn's
     weight and the rule were chosen. Groups come in order of their first card; indices within a group
     ascend.

@@ -1,18 +1,10 @@
-"""The NCNN backend: the same card model converted for Tencent's NCNN runtime (``models/cards.ncnn.param``
-and ``.bin``), behind the same :class:`~vision.detector.Detector` protocol as the ONNX Runtime detector.
+"""Which runtime the kiosk reads with: ONNX Runtime, NCNN or OpenVINO (:mod:`vision.runtimes.onnx`,
+:mod:`~vision.runtimes.ncnn`, :mod:`~vision.runtimes.openvino`), each one pass of the same card model.
 
-Published Raspberry Pi 5 tables put NCNN at about twice ONNX Runtime for YOLO11n; on x86 it can be far
-slower. So no runtime is assumed: this module is also the home of the kiosk's choice among ONNX Runtime,
-NCNN and OpenVINO (:mod:`vision.openvino_backend`): ``tabletally doctor`` and the installer time each
-one installed on the device (:func:`time_runtimes`) and the kiosk uses the fastest (``$TABLETALLY_RUNTIME``;
-ONNX Runtime by default).
-
-:class:`NcnnDetector` is a :class:`~vision.detector.CardDetector` whose one model pass
-(:meth:`~vision.detector.CardDetector.run_model`) runs through NCNN: the letterbox, the views (turns,
-crops, the focused reading), the corner reader (still ONNX Runtime: a small batch) and the suppression are
-the same code. The model is converted once, at export time (``python -m models.training.export_ncnn``,
-with ``pnnx`` from PyPI), and shipped; nothing is converted at run time. ``ncnn`` (PyPI) is imported only
-when the model loads; its absence is a clear :class:`ModelError`.
+Published Raspberry Pi 5 tables put NCNN ahead of ONNX Runtime for YOLO11n; on x86 it can be far slower.
+So no runtime is assumed: ``tabletally doctor`` and the installer time each one installed on the device
+(:func:`time_runtimes_apart`) and the kiosk uses the fastest (``$TABLETALLY_RUNTIME``; ONNX Runtime by
+default, :func:`choose_runtime`). :func:`open_pass` opens the chosen runtime's pass.
 """
 
 from __future__ import annotations
@@ -27,100 +19,33 @@ import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from vision.detector import CardDetector
-from vision.errors import InvalidValueError, ModelError
-from vision.model_config import exported_imgsz, load_class_codes
-from vision.runtime import MODELS_DIR
+from vision.base.errors import InvalidValueError, ModelError
+from vision.base.geometry import letterbox, rect_input_size
+from vision.runtimes.model_files import model_from_env
+from vision.runtimes.ncnn import DEFAULT_NCNN, NcnnPass
+from vision.runtimes.onnx import OnnxPass
+from vision.runtimes.openvino import OpenVinoPass
+from vision.runtimes.protocols import ModelPass
 
 __all__ = [
-    "DEFAULT_NCNN",
     "RUNTIMES",
     "RUNTIME_ENV",
-    "NcnnDetector",
     "choose_runtime",
-    "detector_for_runtime",
     "installed_runtimes",
+    "open_pass",
+    "runtime_from_env",
     "time_runtimes",
     "time_runtimes_apart",
 ]
 
-DEFAULT_NCNN = MODELS_DIR / "cards.ncnn.param"
-"""The converted model's graph; its weights are the ``.bin`` beside it."""
 RUNTIME_ENV = "TABLETALLY_RUNTIME"  # onnx (default), ncnn or openvino: the runtime the kiosk reads with
 RUNTIMES = ("onnx", "ncnn", "openvino")
 DEFAULT_RUNTIME = "onnx"
 NAMES = {"onnx": "ONNX Runtime", "ncnn": "NCNN", "openvino": "OpenVINO"}
 AS_GOOD = 1.1  # a runtime within this factor of the fastest is as good (the default is kept)
-INPUT_NAME = "in0"  # pnnx's names for the converted graph's input and output
-OUTPUT_NAME = "out0"
-
-
-class NcnnDetector(CardDetector):
-    """A :class:`CardDetector` whose model passes run through NCNN (``model_path``: the ``.param`` file,
-    default ``models/cards.ncnn.param``; its ``.bin`` beside it). The input size is the exported one
-    (``classes.json`` "imgsz"); the classes are ``classes.json``'s."""
-
-    def __init__(self, model_path: str | Path | None = None, **kwargs: Any) -> None:
-        super().__init__(DEFAULT_NCNN if model_path is None else model_path, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"NcnnDetector({str(self.model_path)!r}, imgsz={self.imgsz}, rotations={self.rotations})"
-
-    def _load_onnx(self) -> None:  # the backend's own load, called by CardDetector.load
-        # The wheel's OpenMP threads wait for work actively by default: on a busy machine (the kiosk's UI, a
-        # shared development machine) they burn their time slices spinning, and one pass takes many times
-        # longer. Passive waiting must be asked for before OpenMP starts (the first import).
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        try:
-            import ncnn  # type: ignore[import-untyped,import-not-found,unused-ignore]
-        except ImportError as exc:
-            raise ModelError(f"the ncnn runtime is not installed (pip install ncnn): {exc}") from exc
-        param = self.model_path
-        weights = param.with_suffix(".bin")
-        if not weights.is_file():
-            raise ModelError(f"NCNN weights {weights} not found beside {param.name}")
-        imgsz = exported_imgsz(param)
-        if imgsz is None:
-            raise ModelError(f"{param}: no exported input size (classes.json 'imgsz') for the NCNN model")
-        net = ncnn.Net()
-        net.opt.num_threads = self.threads
-        # No spinning between layers (NCNN's default is 20 ms): spinning threads take the cores from the
-        # touchscreen, and ONNX Runtime's are kept from spinning for the same reason (vision.runtime).
-        net.opt.openmp_blocktime = 0
-        if net.load_param(str(param)) != 0 or net.load_model(str(weights)) != 0:
-            raise ModelError(
-                f"{param} is not a valid NCNN model (param and bin must come from one conversion)"
-            )
-        self.codes = load_class_codes(param)
-        self.imgsz = imgsz
-        self.input_hw = (imgsz, imgsz)
-        self._ncnn = ncnn
-        self._session = net
-
-    def run_model(self, letterboxed: np.ndarray) -> np.ndarray:
-        """One pass through NCNN: the same ``(1, 4 + classes, anchors)`` output as the ONNX model's.
-
-        NCNN makes its input from the BGR pixels itself (turned to RGB, scaled to [0, 1]): a copy in its
-        own memory, about a tenth of the time a float array built by numpy takes to cross into NCNN."""
-        ncnn = self._ncnn
-        height, width = letterboxed.shape[:2]
-        pixels = np.ascontiguousarray(letterboxed)
-        tensor = ncnn.Mat.from_pixels(pixels, ncnn.Mat.PixelType.PIXEL_BGR2RGB, width, height)
-        tensor.substract_mean_normalize([], [1 / 255.0] * 3)
-        extractor = self._session.create_extractor()
-        try:
-            extractor.input(INPUT_NAME, tensor)
-            status, out = extractor.extract(OUTPUT_NAME)
-        finally:
-            del extractor
-        if status != 0:
-            raise ModelError(f"{self.model_path}: NCNN could not run the model (status {status})")
-        output: np.ndarray = np.array(out, dtype=np.float32)[None]
-        return output
 
 
 def _one_of() -> str:
@@ -135,21 +60,25 @@ def runtime_from_env() -> str:
     return value
 
 
-def detector_for_runtime(runtime: str | None = None, **kwargs: Any) -> CardDetector:
-    """The kiosk's detector on ``runtime`` (default :func:`runtime_from_env`): a CardDetector (ONNX
-    Runtime), an NcnnDetector (its own converted model: ``model_path`` is ignored) or an OpenVinoDetector
-    (the same ONNX file), with ``kwargs`` as CardDetector takes them."""
-    runtime = runtime or runtime_from_env()
-    if runtime == "ncnn":
-        kwargs.pop("model_path", None)
-        return NcnnDetector(**kwargs)
-    if runtime == "openvino":
-        from vision.openvino_backend import OpenVinoDetector
-
-        return OpenVinoDetector(**kwargs)
+def open_pass(
+    runtime: str, model_path: Path | None = None, threads: int = 2, imgsz: int | None = None
+) -> ModelPass:
+    """One pass of the card model on ``runtime`` (onnx, ncnn or openvino), not yet loaded: ``model_path``
+    (default: that runtime's shipped model, :func:`default_model`) with ``threads`` threads."""
+    path = default_model(runtime) if model_path is None else model_path
     if runtime == "onnx":
-        return CardDetector(**kwargs)
+        return OnnxPass(path, threads, imgsz)
+    if runtime == "ncnn":
+        return NcnnPass(path, threads, imgsz)
+    if runtime == "openvino":
+        return OpenVinoPass(path, threads, imgsz)
     raise InvalidValueError(f"runtime must be {_one_of()}, got {runtime!r}")
+
+
+def default_model(runtime: str) -> Path:
+    """The model ``runtime`` reads by default: NCNN its own conversion, the others
+    ``$TABLETALLY_MODEL``, else the shipped ONNX file."""
+    return DEFAULT_NCNN if runtime == "ncnn" else model_from_env()
 
 
 def time_runtimes(
@@ -160,25 +89,24 @@ def time_runtimes(
     this device; a runtime that cannot load gives its message instead. In this process:
     :func:`time_runtimes_apart` runs it in one child process per runtime, as the doctor and the installer
     do."""
-    from vision.geometry import letterbox, rect_input_size
-
     results: dict[str, float | str] = {}
     for runtime in installed_runtimes() if runtimes is None else runtimes:
         try:
-            detector = detector_for_runtime(runtime, threads=threads, reader="off").load()
+            model = open_pass(runtime, threads=threads)
+            model.load()
         except ModelError as exc:
             results[runtime] = str(exc)
             continue
         padded = [
-            letterbox(image, detector.input_hw or rect_input_size(image.shape[:2], detector.imgsz))[0]
+            letterbox(image, model.input_hw or rect_input_size(image.shape[:2], model.imgsz))[0]
             for image in images
         ]
-        detector.run_model(padded[0])  # the first pass allocates
+        model.run(padded[0])  # the first pass allocates
         times = []
         for _ in range(repeat):
             for item in padded:
                 start = time.perf_counter()
-                detector.run_model(item)
+                model.run(item)
                 times.append((time.perf_counter() - start) * 1000)
         results[runtime] = statistics.median(times)
     return results
@@ -189,8 +117,9 @@ TIMING_LIMIT_S = 180  # a runtime whose timing takes longer is named as too slow
 # One runtime timed in a child process: prints {"<runtime>": ms or its message} as one JSON line.
 _TIME_ONE_RUNTIME = """
 import json, sys
-from vision.camera import demo_photos, load_image
-from vision.ncnn_backend import time_runtimes
+from vision.base.photo import load_image
+from vision.cameras import demo_photos
+from vision.runtimes.choice import time_runtimes
 photos = [load_image(p) for p in demo_photos()[: int(sys.argv[2])]]
 print(json.dumps(time_runtimes(photos, runtimes=(sys.argv[1],))))
 """
@@ -265,12 +194,12 @@ def choose_runtime(times: Mapping[str, float | str]) -> tuple[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m vision.ncnn_backend --choose``: time each runtime installed on this device (in child
+    """``python -m vision.runtimes.choice --choose``: time each runtime installed on this device (in child
     processes) and print the kiosk's choice as an environment line, ``TABLETALLY_RUNTIME=onnx``, ``=ncnn``
     or ``=openvino``, after a comment line saying why. ``--times JSON`` chooses from figures timed elsewhere
     (as the doctor's ``--json`` gives them) instead. The installer writes these lines into the kiosk's
     environment."""
-    parser = argparse.ArgumentParser(prog="python -m vision.ncnn_backend", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m vision.runtimes.choice", description=main.__doc__)
     parser.add_argument("--choose", action="store_true", required=True, help="time and choose the runtime")
     parser.add_argument("--times", help='ms per runtime as JSON, e.g. \'{"onnx": 170, "ncnn": 90}\'')
     args = parser.parse_args(argv)
@@ -283,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError("not an object")
         except ValueError as exc:
             print(
-                f"vision.ncnn_backend: --times must be a JSON object of ms per runtime: {exc}",
+                f"vision.runtimes.choice: --times must be a JSON object of ms per runtime: {exc}",
                 file=sys.stderr,
             )
             return 2

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vision.errors import InvalidValueError
-from vision.types import Box
+from vision.base.errors import InvalidValueError
+from vision.base.types import Box
 
 Point = tuple[float, float]
 SHAPES = ("round", "square")
@@ -142,7 +142,7 @@ class SeatRules:
     the seat's) or "distance" (to the seat's point, in seat spacings); ``turn``: weight of the card's turn
     (0: where it lies alone); ``touch``: cards whose boxes lie closer than this share of a box size form one
     group (a fan, a row) that goes to one seat (0: none). The defaults were measured with
-    ``python -m vision.seat_eval`` (docs/vision.md, Seats)."""
+    ``python -m vision.devtools.seat_eval`` (docs/vision.md, Seats)."""
 
     turn: float = 0.0
     touch: float = 0.0
@@ -210,7 +210,8 @@ def assign_to_seats(
 ) -> list[int | None]:
     """The seat (index into ``seat_map.seats``) each card's box lies in front of, or None for a card in
     the middle of the table. ``boxes`` in photo pixels of a ``width`` x ``height`` photo. ``groups``
-    (indices into ``boxes``, e.g. the hands :func:`vision.cards.group_into_hands` found by where the cards
+    (indices into ``boxes``, e.g. the hands :func:`vision.table.cards.group_into_hands` found by where the
+    cards
     lie and which way they are turned) each go to one seat, the one most of its cards lie in front of."""
     if width <= 0 or height <= 0:
         raise SeatError(f"photo size must be positive, got {width}x{height}")

@@ -1,11 +1,11 @@
 """Card-level accuracy of the runtime on photos with known cards, to choose settings by measurement.
 
-    python -m vision.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
+    python -m vision.devtools.evaluate [--truth vision/demo/truth.json] [--photos DIR] [--model M.onnx ...]
                               [--tiles 1 2 auto] [--rotations 1 2 4] [--known-hands] [--kind K ...]
                               [--decks N] [--limit N] [--effort full focused]
 
 For every model, tiling, number of quarter turns and effort (every view, or the kiosk's focused reading:
-:mod:`vision.effort`) given it reads each photo with the whole pipeline
+:mod:`vision.reading.focused`) given it reads each photo with the whole pipeline
 (detector, corner pairing, hands) and compares the physical cards with the truth as multisets of codes:
 cards right, extra and missing, photos read exactly, how many of the wrong cards were marked uncertain
 (and how many right ones, "ok?": each asks the players for a look), photos whose hands came out right
@@ -29,13 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vision.camera import DEMO_DIR
-from vision.detector import CardDetector
-from vision.effort import EFFORTS, effort_from_env
-from vision.model_config import DEFAULT_ONNX, DEFAULT_ROTATIONS, rotations_from, tiling
+from vision.base.types import InvalidValueError, VisionError, check_code
+from vision.cameras import DEMO_DIR
 from vision.pipeline import read_cards
-from vision.reader import DEFAULT_READER
-from vision.types import InvalidValueError, VisionError, check_code
+from vision.reader.corners import DEFAULT_READER
+from vision.reading.detector import CardDetector
+from vision.reading.rules import EFFORTS, effort_from_env
+from vision.runtimes.model_files import DEFAULT_ONNX, DEFAULT_ROTATIONS, rotations_from, tiling
 
 
 def load_truth(path: Path) -> list[dict[str, Any]]:
@@ -203,7 +203,9 @@ def evaluate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.devtools.evaluate", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--truth", type=Path, default=DEMO_DIR / "truth.json", help="truth file")
     parser.add_argument("--photos", type=Path, help="photo folder (default: next to the truth)")
     parser.add_argument(
@@ -258,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         entries = load_truth(args.truth)
         entries = [e for e in entries if not args.kind or e.get("kind") in args.kind][: args.limit]
     except (OSError, ValueError) as exc:
-        print(f"vision.evaluate: {exc}", file=sys.stderr)
+        print(f"vision.devtools.evaluate: {exc}", file=sys.stderr)
         return 1
     photos = args.photos or default_photo_dir(args.truth)
     print(f"{len(entries)} photos from {photos}; truth {args.truth}")
@@ -277,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 detector.load()
             except VisionError as exc:
-                print(f"vision.evaluate: {exc}", file=sys.stderr)
+                print(f"vision.devtools.evaluate: {exc}", file=sys.stderr)
                 return 1
             s, times = evaluate(entries, photos, detector, args.known_hands, args.decks)
             total = s.right + s.missing

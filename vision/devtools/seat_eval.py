@@ -1,9 +1,12 @@
 """How many cards go to the right player: hands found by clusters (the grouping before seats) against
-hands given to seats (:mod:`vision.seats`).
+hands given to seats (:mod:`vision.table.seats`).
 
-    python -m vision.seat_eval                         # the synthetic tables kept as test data (true corners)
-    python -m vision.seat_eval --demo                  # also the demo tables, read by the shipped model
-    python -m vision.seat_eval --truth DIR/truth/val.jsonl --images DIR/images/val   # a synth set, read
+    python -m vision.devtools.seat_eval                         # the synthetic tables kept as test data (true
+    corners)
+    python -m vision.devtools.seat_eval --demo                  # also the demo tables, read by the shipped
+    model
+    python -m vision.devtools.seat_eval --truth DIR/truth/val.jsonl --images DIR/images/val   # a synth set,
+    read
 
 Every scene is a whole table whose hands are known. Seats are what the kiosk would learn: ``taps`` puts a
 seat on each hand's centre (a player tapping where they sit), ``taps, rough`` moves each tap by up to a
@@ -23,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vision.cards import cards_from_detections, group_into_hands
-from vision.seats import DEFAULT_SEAT_RULES, SeatMap, SeatRules, assign_to_seats, from_taps
-from vision.types import Box, DetectedCard, Detection
+from vision.base.types import Box, DetectedCard, Detection
+from vision.table.cards import cards_from_detections, group_into_hands
+from vision.table.seats import DEFAULT_SEAT_RULES, SeatMap, SeatRules, assign_to_seats, from_taps
 
-CORNERS = Path(__file__).resolve().parents[1] / "tests" / "vision" / "data" / "synthetic_corners.json"
+CORNERS = Path(__file__).resolve().parents[2] / "tests" / "vision" / "data" / "synthetic_corners.json"
 
 
 @dataclass(frozen=True)
@@ -232,7 +235,9 @@ def _report(title: str, tables: Sequence[Table], rules: SeatRules) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.seat_eval", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.devtools.seat_eval", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--demo", action="store_true", help="also the demo tables, read by the shipped model")
     parser.add_argument("--truth", type=Path, help="a synth truth file (jsonl) of whole tables to read")
     parser.add_argument("--images", type=Path, help="the folder of its images")
@@ -249,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     photos: list[tuple[Path, list[list[str]]]] = []
     if args.demo:
-        from vision.camera import DEMO_DIR
+        from vision.cameras import DEMO_DIR
 
         truth = json.loads((DEMO_DIR / "truth.json").read_text())
         photos += [(DEMO_DIR / name, t["hands"]) for name, t in truth.items() if t["kind"] == "table"]
@@ -272,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
                 rules,
             )
     if photos and not args.no_read:
-        from vision.detector import CardDetector
+        from vision.reading.detector import CardDetector
 
         _report("whole tables read by the shipped model", tables_read(photos, CardDetector().load()), rules)
     return 0

@@ -17,7 +17,8 @@ the corners larger; it lets the camera hang lower (under a low shelf or lamp) fo
 the model's ``imgsz``), each seat's cards, and one :class:`Verdict` with the factor behind it.
 :func:`heights_table` gives deploy/README.md's table of heights. The thresholds (``MIN_MODEL_PX``,
 ``GOOD_MODEL_PX``) and the kiosk's capture size (``CAPTURE_WIDTH``) were chosen by measurement with
-``python -m vision.placement_eval`` (models/eval/placement.md): the reading finds a corner by its size in
+``python -m vision.devtools.placement_eval`` (models/eval/placement.md): the reading finds a corner by its
+size in
 the model's view of the whole photo, whatever the photo's own size, so the thresholds are in model-input
 pixels and a larger still does not help a camera that hangs too high.
 """
@@ -30,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from vision.errors import InvalidValueError
-from vision.seats import SeatMap, assign_to_seats
-from vision.types import Box, DetectedCard, box_size
+from vision.base.errors import InvalidValueError
+from vision.base.types import Box, DetectedCard, box_size
+from vision.table.seats import SeatMap, assign_to_seats
 
 INDEX_MM = 8.0
 """How tall a corner index (rank over suit) is on a standard card, in millimetres."""
@@ -280,7 +281,7 @@ def check_placement(
 ) -> Placement:
     """What the cards read in one ``width`` x ``height`` photo say about the camera's place.
 
-    With a ``seat_map`` each card is given to the seat it lies in front of (:func:`vision.seats.
+    With a ``seat_map`` each card is given to the seat it lies in front of (:func:`vision.table.seats.
     assign_to_seats`; a card in the middle goes to its nearest seat by angle), so a seat with no card is
     named; without one the photo counts as one seat. ``imgsz`` is the model's input side; ``lens`` the
     camera module when known (the heights in metres are then estimated).
@@ -358,34 +359,3 @@ def check_placement(
     if any(not s.read for s in seats):
         return out(Verdict.MISSING)
     return out(Verdict.FINE)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``--table``: the heights table of deploy/README.md; ``--photo P``: judge the camera by a photo."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m vision.placement", description=main.__doc__)
-    parser.add_argument("--table", action="store_true", help="print the heights table (markdown)")
-    parser.add_argument(
-        "--photo", help="read this photo with the kiosk's detector and judge the camera's place"
-    )
-    parser.add_argument(
-        "--lens", choices=[lens.key for lens in LENSES], help="the camera module that took it"
-    )
-    args = parser.parse_args(argv)
-    if args.photo:
-        from vision.detector import CardDetector
-        from vision.pipeline import read_cards
-
-        detector = CardDetector()
-        reading = read_cards(args.photo, detector)
-        lens = next((lens for lens in LENSES if lens.key == args.lens), None)
-        placement = check_placement(reading.cards, reading.width, reading.height, None, detector.imgsz, lens)
-        print(f"{args.photo}: {placement.verdict}: {placement.summary()}")
-    if args.table or not args.photo:
-        print(heights_table())
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

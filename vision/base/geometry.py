@@ -3,7 +3,7 @@ turning it by quarter turns and back, cutting it into overlapping crops, decodin
 boxes, and non-maximum suppression (within a class, then across classes).
 
 Pure numpy (OpenCV only to resize in :func:`letterbox`); no model runtime is imported here, so every
-backend (:mod:`vision.detector`'s ONNX Runtime, the adapters) shares the same steps and they can be
+backend (:mod:`vision.reading.detector`'s ONNX Runtime, the adapters) shares the same steps and they can be
 tested on plain arrays.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.errors import ModelError
-from vision.types import Detection
+from vision.base.errors import ModelError
+from vision.base.types import Detection
 
 __all__ = [
     "FUSE_IOU",
@@ -183,7 +183,7 @@ def fuse_readable(
     for the whole-photo views, seen in the crops, is then voted on by the crops alone, instead of the
     coarse views' "nothing here" dividing its score; a corner every view can read is fused as before.
     ``regions`` (one per view: None for the whole photo, else the x, y, width, height rectangles it looked
-    at) leaves a view out where it did not look, as :func:`vision.effort.fuse_covered`."""
+    at) leaves a view out where it did not look, as :func:`vision.reading.focused.fuse_covered`."""
     if len(views) == 1:
         return views[0]
     if len(scales) != len(views) or (regions is not None and len(regions) != len(views)):

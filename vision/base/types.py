@@ -1,4 +1,4 @@
-"""Value types of the vision runtime (its errors live in :mod:`vision.errors` and are re-exported here).
+"""Value types of the vision runtime (its errors live in :mod:`vision.base.errors` and are re-exported here).
 
 Everything here is plain data: frozen dataclasses that validate themselves, so a bad value is caught
 where it is made, not three modules later. Boxes are ``(x1, y1, x2, y2)`` in pixels of the original
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorer.cards import CARD_CODES
-from vision.errors import CameraError, ImageError, InvalidValueError, ModelError, VisionError
+from vision.base.errors import CameraError, ImageError, InvalidValueError, ModelError, VisionError
 
 Box = tuple[float, float, float, float]
 """x1, y1, x2, y2 in image pixels, x2 > x1 and y2 > y1."""

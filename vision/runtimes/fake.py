@@ -1,7 +1,8 @@
 """A detector without a model: scripted detections, shipped beside the real one as
-:class:`vision.camera.FolderCamera` is beside the Pi camera.
+:class:`vision.cameras.FolderCamera` is beside the Pi camera.
 
-:class:`FakeDetector` follows the :class:`vision.detector.Detector` protocol, so the kiosk, the pipeline
+:class:`FakeDetector` follows the :class:`vision.runtimes.protocols.Detector` protocol, so the kiosk, the
+pipeline
 and their tests run end to end (pairing corners into cards, grouping hands, limiting copies) on
 detections written by hand, with no model file and no runtime. It checks each photo as the real detector
 does, and records what it was asked.
@@ -15,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detector import check_image_array
-from vision.errors import InvalidValueError, ModelError
-from vision.types import Detection
+from vision.base.errors import InvalidValueError, ModelError
+from vision.base.photo import check_image_array
+from vision.base.types import Detection
 
 __all__ = ["FakeDetector", "Reading"]
 

@@ -1,8 +1,10 @@
 """Benchmark: the kiosk's reading stage by stage, and one pass of each runtime against Ultralytics.
 
-    python -m vision.bench [--part all|reading|backends] [--onnx models/cards.onnx] [--pt models/cards.pt]
+    python -m vision.devtools.bench [--part all|reading|backends] [--onnx models/cards.onnx] [--pt
+    models/cards.pt]
                            [--also onnx:OTHER.onnx] [PHOTO_OR_FOLDER...]
-    python -m vision.bench --stand-in 416 [--dynamic] PHOTO...   # an untrained model of the same shape
+    python -m vision.devtools.bench --stand-in 416 [--dynamic] PHOTO...   # an untrained model of the same
+    shape
 
 Without photos it reads the bundled demo photos (a hand, a Seep pile, two tables) and, where they have
 been made (``python -m models.training.synth``; ``runs/`` is not in the repository), a few synthetic
@@ -10,11 +12,12 @@ been made (``python -m models.training.synth``; ``runs/`` is not in the reposito
 kind is missing.
 
 The reading part (:func:`reading_bench`) reads every photo with today's full reading and with the focused
-one (:mod:`vision.effort`), alternating, and prints per kind of photo (the demo photos by name, others by
+one (:mod:`vision.reading.focused`), alternating, and prints per kind of photo (the demo photos by name,
+others by
 folder) the median and 90th percentile of each stage: decoding the photo, each view of the model, the
 corner reader, the views' vote and suppression, pairing and hands, and the total, with Pi 5 and Pi 4
 estimates by the published ratios (``PI5_RATIO``, ``PI4_OVER_PI5``: estimates, not measurements); then the
-camera, the real :class:`vision.camera.PiCamera` code over a camera simulated with published Pi delays,
+camera, the real :class:`vision.cameras.PiCamera` code over a camera simulated with published Pi delays,
 opened for each scan against kept ready.
 
 The backends part (:func:`backends_bench`) times one upright pass of the whole photo, without the corner
@@ -56,12 +59,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-DEFAULT_ONNX = Path(__file__).resolve().parent.parent / "models" / "cards.onnx"
+DEFAULT_ONNX = Path(__file__).resolve().parents[2] / "models" / "cards.onnx"
 DEFAULT_PT = DEFAULT_ONNX.with_suffix(".pt")
 FIRST = "@@bench first result"
 RESULT = "@@bench result "
 QUIT = "quit"
-RUNS = Path(__file__).resolve().parent.parent / "runs" / "data"
+RUNS = Path(__file__).resolve().parents[2] / "runs" / "data"
 SYNTHETIC_KINDS = {"table1080": "1920x1080 tables", "deal12": "52-card fanned deals"}
 """Synthetic sets ``make bench`` adds when they have been made: folder under runs/data, what they are."""
 SYNTHETIC_PHOTOS = 4  # photos of each synthetic set
@@ -79,7 +82,7 @@ Runtime on a dynamic model with a "rect" input, NCNN, OpenVINO (as the kiosk, or
 model), Ultralytics ``predict`` (its default "rect" input) and ``predict`` with a square input
 (``rect=False``, as the kiosk's model reads)."""
 KIOSK_KINDS = {"onnx": "onnx", "ncnn": "ncnn", "openvino": "openvino"}
-"""Worker kinds that read as the kiosk reads on a runtime (vision.ncnn_backend.RUNTIMES): the choice."""
+"""Worker kinds that read as the kiosk reads on a runtime (vision.runtimes.choice.RUNTIMES): the choice."""
 ALSO_KINDS = ("onnx", "onnx-rect", "ncnn", "openvino", "openvino-rect")
 
 
@@ -104,10 +107,9 @@ def _runtime_pass(kind: str, model: str, threads: int) -> tuple[Any, str]:
     upright pass of the whole photo, without the corner reader, with ``kind``'s runtime; and the input
     it gives the model ("rect 576": long side 576, short side to a multiple of 32; or a fixed "576x576")."""
     if kind in ALSO_KINDS:
-        import vision.detector as detector_module
-        from vision.geometry import letterbox as plain_letterbox
-        from vision.ncnn_backend import NcnnDetector
-        from vision.openvino_backend import OpenVinoDetector
+        import vision.reading.detector as detector_module
+        from vision.base.geometry import letterbox as plain_letterbox
+        from vision.reading.detector import NcnnDetector, OpenVinoDetector
 
         runtime = kind.removesuffix("-rect")
         make = {"ncnn": NcnnDetector, "openvino": OpenVinoDetector}.get(runtime, detector_module.CardDetector)
@@ -150,7 +152,7 @@ def _runtime_pass(kind: str, model: str, threads: int) -> tuple[Any, str]:
     import torch
     from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
 
-    from vision.model_config import exported_imgsz, model_conf
+    from vision.runtimes.model_files import exported_imgsz, model_conf
 
     torch.set_num_threads(threads)
     yolo: Any = YOLO(model, task="detect")
@@ -208,9 +210,9 @@ class _Runtime:
         self.runs: list[dict[str, Any]] = []
         self.found: dict[str, Detected] = {}
         self.peak_rss_mb = 0.0
-        cmd = [sys.executable, "-m", "vision.bench", "--worker", kind, "--model", str(model)]
+        cmd = [sys.executable, "-m", "vision.devtools.bench", "--worker", kind, "--model", str(model)]
         cmd += ["--threads", str(threads), *map(str, images)]
-        root = Path(__file__).resolve().parent.parent
+        root = Path(__file__).resolve().parents[2]
         env = dict(os.environ, YOLO_OFFLINE="1", YOLO_AUTOINSTALL="False", PYTHONUNBUFFERED="1")
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH", "")]))
         self._config = tempfile.TemporaryDirectory(prefix="tabletally-yolo-")  # removed after the run
@@ -236,7 +238,8 @@ class _Runtime:
         tail = (self._err.read().strip() or "".join(self._lines).strip() or "no output").splitlines()[-3:]
         self.close()
         raise SystemExit(
-            f"vision.bench: the {self.label} run failed (exit {self._proc.returncode}): " + " | ".join(tail)
+            f"vision.devtools.bench: the {self.label} run failed (exit {self._proc.returncode}): "
+            + " | ".join(tail)
         )
 
     def _ask(self, line: str) -> dict[str, Any]:
@@ -349,10 +352,10 @@ def backends_bench(
 def chosen_runtime(figures: dict[str, Any]) -> dict[str, Any] | None:
     """The runtime the device would choose from one-pass rows (``backends_bench``'s figures: label ->
     median_ms, cpu_ms, input, kind), as the installer and the doctor choose
-    (:func:`vision.ncnn_backend.choose_runtime`), and its wall and CPU ratios to Ultralytics ``predict``
+    (:func:`vision.runtimes.choice.choose_runtime`), and its wall and CPU ratios to Ultralytics ``predict``
     given the same input (else the first ``predict``); None without a kiosk runtime or a ``predict`` row.
     The first row of each kiosk kind counts (an ``--also`` row of the same kind is another model)."""
-    from vision.ncnn_backend import NAMES, choose_runtime
+    from vision.runtimes.choice import NAMES, choose_runtime
 
     rows = {label: row for label, row in figures.items() if isinstance(row, dict) and "kind" in row}
     kiosk: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -389,7 +392,7 @@ def export_stand_in(folder: Path, imgsz: int = 416, dynamic: bool = False) -> tu
     import ultralytics
     from ultralytics import YOLO  # type: ignore[attr-defined,unused-ignore]
 
-    from vision.types import CARD_CODES
+    from vision.base.types import CARD_CODES
 
     cfg = Path(ultralytics.__file__).parent / "cfg" / "models" / "11" / "yolo11.yaml"
     text = "\n".join(
@@ -440,7 +443,9 @@ def _iou(p: list[float], q: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.bench", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.devtools.bench", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument(
         "images", nargs="*", type=Path, help="photos or folders of photos (default: the demo photos and more)"
     )
@@ -491,7 +496,7 @@ def bench_photos(given: list[Path]) -> list[Path]:
     """The photos to time: those given (a folder gives its JPEG and PNG photos), else the demo photos and
     the first ``SYNTHETIC_PHOTOS`` of each synthetic set of ``SYNTHETIC_KINDS`` that has been made (a
     line on stderr names each set that has not)."""
-    from vision.camera import demo_photos
+    from vision.cameras import demo_photos
 
     if not given:
         photos = demo_photos()
@@ -499,7 +504,8 @@ def bench_photos(given: list[Path]) -> list[Path]:
             found = sorted((RUNS / folder / "images" / "val").glob("*.jpg"))[:SYNTHETIC_PHOTOS]
             if not found:
                 print(
-                    f"vision.bench: no {what} (runs/data/{folder}: make them with models.training.synth)",
+                    f"vision.devtools.bench: no {what} (runs/data/{folder}: "
+                    "make them with models.training.data.synth)",
                     file=sys.stderr,
                 )
             photos += found
@@ -516,14 +522,14 @@ def bench_photos(given: list[Path]) -> list[Path]:
 def _bench(args: argparse.Namespace) -> int:
     images = bench_photos(list(args.images))
     if not images:
-        print("vision.bench: no photos given and no demo photos in vision/demo", file=sys.stderr)
+        print("vision.devtools.bench: no photos given and no demo photos in vision/demo", file=sys.stderr)
         return 1
     for path in (args.onnx, args.pt, *images):
         if not Path(path).is_file():
-            print(f"vision.bench: {path}: no such file", file=sys.stderr)
+            print(f"vision.devtools.bench: {path}: no such file", file=sys.stderr)
             return 1
     runtimes: list[tuple[str, str, Path]] = [("ONNX Runtime", "onnx", args.onnx)]
-    from vision.ncnn_backend import DEFAULT_NCNN
+    from vision.runtimes.ncnn import DEFAULT_NCNN
 
     ncnn_model = args.onnx.parent / DEFAULT_NCNN.name
     if ncnn_model.is_file() and not args.stand_in:
@@ -531,12 +537,12 @@ def _bench(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("openvino") is not None:
         runtimes.append(("OpenVINO", "openvino", args.onnx))
     else:
-        print("vision.bench: no OpenVINO (pip install openvino): not timed", file=sys.stderr)
+        print("vision.devtools.bench: no OpenVINO (pip install openvino): not timed", file=sys.stderr)
     for extra in args.also:
         kind, _, model = extra.partition(":")
         if kind not in ALSO_KINDS or not Path(model).is_file():
             print(
-                f"vision.bench: --also {extra}: expected KIND:FILE of a model, KIND one of "
+                f"vision.devtools.bench: --also {extra}: expected KIND:FILE of a model, KIND one of "
                 + ", ".join(ALSO_KINDS),
                 file=sys.stderr,
             )
@@ -585,7 +591,7 @@ class PiCameraDelays:
 
 class SimulatedPicamera2:
     """A stand-in for ``picamera2.Picamera2`` that sleeps as the real camera takes (``delays``) and gives
-    ``frames`` (decoded photos) in turn, so the real :class:`vision.camera.PiCamera` code can be timed on
+    ``frames`` (decoded photos) in turn, so the real :class:`vision.cameras.PiCamera` code can be timed on
     a machine without a camera. Never used by the kiosk."""
 
     delays = PiCameraDelays()
@@ -602,10 +608,11 @@ class SimulatedPicamera2:
         return [{"Model": "imx708 (simulated)", "Num": 0}]
 
     def create_still_configuration(self, main: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
-        return {"main": main or {}}
+        return {"main": main or {}, **kw}
 
     def configure(self, config: dict[str, Any]) -> None:
-        pass
+        self.config = config
+        self._small: dict[int, Any] = {}
 
     def start(self) -> None:
         time.sleep(self.delays.start_s)
@@ -629,10 +636,24 @@ class SimulatedPicamera2:
         pass
 
     def capture_array(self, name: str = "main") -> Any:
+        if name == "lores":  # the running camera's next frame of its small stream (made by the ISP)
+            time.sleep(self.delays.frame_s)
+            return self._lores(self._frame % len(self.frames))
         time.sleep(self.delays.capture_s)
         frame = self.frames[self._frame % len(self.frames)]
         self._frame += 1
         return frame
+
+    def _lores(self, k: int) -> Any:
+        """Frame ``k`` as the lores stream gives it: YUV420 (I420) at the configured size, made once (the
+        Pi's ISP makes it without the CPU)."""
+        if k not in self._small:
+            import cv2
+
+            size = tuple(self.config["lores"]["size"])
+            small = cv2.resize(self.frames[k], size, interpolation=cv2.INTER_AREA)
+            self._small[k] = cv2.cvtColor(small, cv2.COLOR_BGR2YUV_I420)
+        return self._small[k]
 
     def stop(self) -> None:
         time.sleep(self.delays.close_s)
@@ -645,7 +666,7 @@ class SimulatedPicamera2:
 def simulated_pi_camera(frames: list[Any], delays: PiCameraDelays | None = None) -> Iterator[None]:
     """While inside, ``import picamera2`` gives :class:`SimulatedPicamera2` over ``frames`` (with
     ``delays``, default :attr:`SimulatedPicamera2.delays`: the published Pi figures), so the real
-    :class:`vision.camera.PiCamera` (the ``pi`` camera spec) runs on a machine without a camera: for
+    :class:`vision.cameras.PiCamera` (the ``pi`` camera spec) runs on a machine without a camera: for
     benchmarks and the headless demo only."""
     import types
 
@@ -667,7 +688,7 @@ def simulated_pi_camera(frames: list[Any], delays: PiCameraDelays | None = None)
 def _camera_times(frames: list[Any], scans: int = 3) -> dict[str, list[float]]:
     """Seconds per photo of the real PiCamera code over the simulated camera: opened for each scan and
     closed after it (how the kiosk took photos before), and kept open and ready (how it does now)."""
-    from vision.camera import PiCamera
+    from vision.cameras import PiCamera
 
     with simulated_pi_camera(frames):
         per_scan, kept = [], []
@@ -700,9 +721,9 @@ STAGES = (
 
 def _stage_times(detector: Any, path: Path, effort: str) -> tuple[dict[str, float], int]:
     """One photo read with ``effort``, each stage's milliseconds, and the number of cards read."""
-    from vision.camera import load_image
-    from vision.cards import cards_from_detections, group_into_hands
-    from vision.effort import read_with_effort
+    from vision.base.photo import load_image
+    from vision.reading.focused import read_with_effort
+    from vision.table.cards import cards_from_detections, group_into_hands
 
     start = time.perf_counter()
     image = load_image(path)
@@ -742,7 +763,8 @@ def _stage_times(detector: Any, path: Path, effort: str) -> tuple[dict[str, floa
 
 
 def _view_stage(name: str) -> str:
-    """The stage a pass of :class:`vision.effort.Passes` counts under, by its name: ``w<turns>`` the whole
+    """The stage a pass of :class:`vision.reading.passes.Passes` counts under, by its name: ``w<turns>`` the
+    whole
     photo (``L<side>`` upright: the large look), ``r...`` a window around spots in doubt, ``t...`` a crop."""
     if name.startswith("w"):
         if name[1] != "0":
@@ -762,7 +784,7 @@ def _kind(path: Path) -> str:
     return path.parent.name
 
 
-DEMO_PHOTOS = Path(__file__).resolve().parent / "demo"
+DEMO_PHOTOS = Path(__file__).resolve().parents[1] / "demo"
 
 
 def _pi4(ms_here: float) -> str:
@@ -781,8 +803,8 @@ def reading_bench(images: list[Path], repeat: int = 3, threads: int = 2) -> dict
     photo, the camera's share (simulated Pi delays), and Pi 5 / Pi 4 estimates. Returns the figures."""
     import cv2
 
-    from vision.detector import CardDetector
-    from vision.effort import FOCUSED, FULL
+    from vision.reading.detector import CardDetector
+    from vision.reading.rules import FOCUSED, FULL
 
     detector = CardDetector(threads=threads).load()
     efforts = (FULL, FOCUSED)
@@ -866,7 +888,7 @@ def sizes_bench(
     as another card. Prints the table with the work against the shipped size; returns the figures."""
     import cv2
 
-    from vision.detector import CardDetector
+    from vision.reading.detector import CardDetector
 
     detectors = {}
     for size in sizes:
@@ -876,7 +898,7 @@ def sizes_bench(
         detectors[size] = detector.load()
         if not detector.resizable:
             raise SystemExit(
-                f"vision.bench: {model} has a fixed input: export one without --fixed to time sizes"
+                f"vision.devtools.bench: {model} has a fixed input: export one without --fixed to time sizes"
             )
         detector.input_hw = None  # rect at every size, the exported one too
     figures: dict[int, Any] = {
@@ -886,7 +908,7 @@ def sizes_bench(
     for index, path in enumerate(images):
         image: Any = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
-            raise SystemExit(f"vision.bench: {path}: not a photo OpenCV can read")
+            raise SystemExit(f"vision.devtools.bench: {path}: not a photo OpenCV can read")
         truth = _labelled_corners(path, image.shape[:2], detectors[sizes[0]].codes)
         labelled += len(truth)
         shift = index % len(sizes)

@@ -1,9 +1,12 @@
-"""Decoding photo files within a pixel budget, and telling a photo without colour.
+"""Photos in: reading a photo file within a pixel budget (:func:`load_image`), the checks every photo
+passes before it is read (:func:`check_image_array`, :func:`check_not_blank`), and telling a photo without
+colour.
 
 A compressed file can be tiny and still hold a huge picture: an 875 KB PNG of 30000 x 30000 pixels needs
 several GB to decode, enough to take a 4 GB Raspberry Pi down. :func:`image_size` reads the width and
 height from the file's header (JPEG, PNG, BMP, WebP, TIFF) without decoding anything, and
-:func:`decode_image` refuses, with an :class:`~vision.errors.ImageError` naming the file and its size, any
+:func:`decode_image` refuses, with an :class:`~vision.base.errors.ImageError` naming the file and its size,
+any
 picture over :data:`PIXEL_BUDGET` before OpenCV allocates it. A file whose header cannot be read is refused
 too: OpenCV would otherwise size the picture from a header nobody checked.
 
@@ -18,13 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.errors import ImageError
+from vision.base.errors import ImageError
 
 PIXEL_BUDGET = 50_000_000
 """The largest picture decoded, in pixels: 50 megapixels (a large phone photo; the Pi cameras take 12).
 Decoded as BGR it takes 150 MB, which a 4 GB Pi can spare beside the kiosk."""
 
 FORMATS = "JPEG, PNG, BMP, WebP or TIFF"
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+"""The photo files a folder of photos offers (a folder camera, the measuring tools)."""
 
 
 def _jpeg_size(data: bytes) -> tuple[int, int] | None:
@@ -145,3 +150,54 @@ def has_colour(image: np.ndarray, tolerance: int = 6) -> bool:
     spread = np.max(grid, axis=2) - np.min(grid, axis=2)
     # A few coloured pixels (a sensor's noise, a watermark) do not make a colour photo of the cards.
     return bool(np.count_nonzero(spread > tolerance) > 0.002 * spread.size)
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read a photo as a BGR uint8 array; :class:`ImageError` naming the file if that is impossible,
+    including a picture over the pixel budget (checked from the header before decoding)."""
+    p = Path(path)
+    if not p.exists():
+        raise ImageError(f"{p}: no such file")
+    if not p.is_file():
+        raise ImageError(f"{p}: not a file")
+    if p.stat().st_size == 0:
+        raise ImageError(f"{p}: the file is empty")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ImageError(f"{p}: cannot read the file: {exc.strerror or exc}") from exc
+    return decode_image(data, p)
+
+
+def check_image_array(image: object) -> None:
+    """Raise :class:`ImageError` unless ``image`` is a non-empty HxWx3 uint8 array."""
+    if not isinstance(image, np.ndarray):
+        raise ImageError(f"expected an image array, got {type(image).__name__}")
+    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 1 or image.shape[1] < 1:
+        raise ImageError(f"expected an HxWx3 BGR image, got an array of shape {image.shape}")
+    if image.dtype != np.uint8:
+        raise ImageError(f"expected a uint8 image, got dtype {image.dtype}")
+
+
+BLANK_STD = 2.0
+"""A photo whose grey levels vary less than this (standard deviation, 0-255) is blank: lens covered,
+camera not ready, or an all-black/all-white file."""
+
+MIN_SIDE = 32
+
+
+def check_not_blank(image: np.ndarray, name: str = "photo") -> None:
+    """Raise :class:`ImageError` if ``image`` is too small or one flat colour."""
+    check_image_array(image)
+    h, w = image.shape[:2]
+    if min(h, w) < MIN_SIDE:
+        raise ImageError(f"{name}: {w}x{h} pixels is too small to hold readable cards")
+    step = max(1, max(h, w) // 512)
+    sample = image[::step, ::step].astype(np.float32)
+    grey = sample @ np.array([0.114, 0.587, 0.299], dtype=np.float32)
+    std = float(grey.std())
+    if std < BLANK_STD:
+        raise ImageError(
+            f"{name}: the photo is blank (one flat colour, grey level {grey.mean():.0f} +/- {std:.1f}); "
+            "is the lens covered or the light off?"
+        )
