@@ -306,9 +306,8 @@ def table_rows(
 
     The schema (page 1) gives each table's root page; the leaf pages under it are read first. Then every
     table leaf page that no table's tree reaches and that is not free (its tree's inner page is damaged, or
-    the schema is) is read, and a row goes to the table whose shape it has (SQLite's own tables, such as
-    sqlite_sequence, are read from their tree only). A rowid read from its own tree wins over one from a
-    loose page (which may be an older copy)."""
+    the schema is) is read, and a row goes to the first table whose shape it has. A rowid read from its own
+    tree wins over one from a loose page (which may be an older copy)."""
     rows: dict[str, dict[int, tuple[Any, ...]]] = {name: {} for name in shapes}
     seen: set[int] = set()
     roots: dict[str, int] = {}
@@ -331,7 +330,7 @@ def table_rows(
     for number in loose:
         for rowid, values in found.leaf_rows(number):
             for name, fits in shapes.items():
-                if not name.startswith("sqlite_") and fits(values):
+                if fits(values):
                     rows[name].setdefault(rowid, values)
                     break
     return rows

@@ -12,7 +12,10 @@ The record is read without being changed, as deep as it has to be:
 
 A game is saved whole when its definition and every one of its confirmed actions are read. Events are
 numbered in order (AUTOINCREMENT) and never deleted, so a missing number is an action that could not be
-read; a game that was open when such an action was confirmed may have lost it, and is not whole.
+read; a game that was open when such an action was confirmed may have lost it, and is not whole. When the
+last number given is lost too (sqlite_sequence's page), a game open after the last action read is not
+whole either. A game is open from its start to its end (or its last action read, when later); one whose
+end is lost with an edit made after it is the one case this cannot see.
 """
 
 from __future__ import annotations
@@ -193,7 +196,9 @@ def salvage(db_path: Path) -> Salvage:
                 sequence[name] = max(seq, sequence.get(name, 0))
             last_event = max([sequence.get("events", 0), *events])
             last_game = max([sequence.get("games", 0), *games, *(v[1] for v in events.values())])
-    return _assemble(games, events, last_game, last_event, depth, problems)
+    return _assemble(
+        games, events, last_game, last_event, depth, problems, "events" in sequence or not events
+    )
 
 
 def _when(text: Any) -> dt.datetime | None:
@@ -210,10 +215,13 @@ def _assemble(
     last_event: int,
     depth: Depth,
     problems: list[str],
+    known_last: bool = True,
 ) -> Salvage:
     by_game: dict[int, list[tuple[str, int | None, Any]]] = {}
+    last_seen: dict[int, list[dt.datetime | None]] = {}
     for event_id in sorted(events):
-        _id, game_id, action, position, payload, _created = events[event_id][:6]
+        _id, game_id, action, position, payload, created = events[event_id][:6]
+        last_seen[int(game_id)] = [_when(created)]
         try:
             data = json.loads(payload) if payload else None
         except ValueError:
@@ -227,6 +235,11 @@ def _assemble(
         )
         for a, b in gaps
     ]
+    if not known_last:  # the last id given is lost with its page: actions after the last one read may be too
+        windows.append((_when(events[max(events)][5]) if events else None, None))
+        problems.append(
+            "the last actions confirmed may be lost: the record no longer says how many there were"
+        )
     whole: list[GameRecord] = []
     partial: list[GameRecord] = []
     lost: list[int] = []
@@ -238,7 +251,11 @@ def _assemble(
             lost.append(game_id)
             lost_rounds += _count(its)
             continue
-        end = record.ended if record.status is not GameStatus.PLAYING else None
+        # A game ends at its end, or at its last action read when later (an edit after the end); a game
+        # still being played may have had an action at any time after it began.
+        end = None
+        if record.status is not GameStatus.PLAYING and record.ended is not None:
+            end = max([record.ended, *(t for t in last_seen.get(game_id, ()) if t is not None)])
         touched = any(
             (after is None or record.created <= after) and (end is None or before is None or end >= before)
             for before, after in windows
