@@ -362,7 +362,7 @@ def test_the_reading_process_reads_as_the_kiosk_does_and_a_dead_one_leaves_the_r
 ) -> None:
     folder = tmp_path / "photos"
     folder.mkdir()
-    (folder / "hand1.jpg").write_bytes((DEMO / "hand1.jpg").read_bytes())
+    (folder / "round6.jpg").write_bytes((DEMO / "round6.jpg").read_bytes())
     scanner = Scanner(f"folder:{folder}")
     scanner.warm_up().join(60)
     deadline = time.monotonic() + 60

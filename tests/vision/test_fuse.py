@@ -58,7 +58,7 @@ def demo_views() -> list[tuple[list[tuple[np.ndarray, np.ndarray]], list[float],
     the faint floor, and their scales."""
     detector = CardDetector(rotations=2).load()
     found = []
-    for name in ("table1.jpg", "seep1.jpg"):
+    for name in ("round5.jpg", "seep2.jpg"):
         image = load_image(DEMO / name)
         passes = Passes(detector, image)
         hw = image.shape[:2]

@@ -4,11 +4,13 @@ touches, and saves a screenshot of every screen at 800x480 and 720x1280.
     python -m ui.devtools.demo --out screenshots            # both sizes (one process each), headless
     python -m ui.devtools.demo --out DIR --size portrait    # one size
 
-The camera is the folder camera over the bundled demo photos (vision/demo/) when they exist; each scan is
-read by the real detector when models/cards.onnx exists. Whatever the camera read, the script then makes each
-hand match the scripted one the way a player would: keeping what was read right and typing what was not
-(tap the player's name, "Type the cards", rank then suit for each card). So the flow and every score are the
-same with or without a model, and the scores on screen are the scorer's.
+The camera is the folder camera over the bundled demo photos (vision/demo/) when they exist: each scripted
+round and deal is photographed from its own photo (``round1.jpg`` ... ``seep1.jpg`` ..., drawn from ROUNDS
+and DEALS by ``ui.devtools.demo_photos``), and read by the real detector when models/cards.onnx exists, so
+the camera reads the scripted hands. Whatever the camera read, the script then makes each hand match the
+scripted one the way a player would: keeping what was read right and typing what was not (tap the player's
+name, "Type the cards", rank then suit for each card). So the flow and every score are the same with or
+without a model, and the scores on screen are the scorer's.
 
 It prints one line per step (``STEP name``) so that tests can follow it, and ends with a JSON summary line
 (``RESULT {...}``). ``--script crash`` plays two rounds and half of a third, then waits to be killed;
@@ -79,7 +81,13 @@ ROUNDS: list[tuple[str, dict[str, list[str]]]] = [
 ]
 # Seep: point cards each team scanned (None: not scanned, the scorer gives it the rest), and sweeps.
 DEALS: list[tuple[dict[str, list[str] | None], list[tuple[str, str]]]] = [
-    ({"A": ["AS", "2S", "3S", "4S", "5S", "AH", "10D", "KS"], "B": None}, [("A", "normal"), ("B", "first")]),
+    (
+        {
+            "A": ["AS", "2S", "3S", "4S", "5S", "AH", "10D", "KS"],
+            "B": ["6S", "7S", "8S", "9S", "10S", "JS", "QS", "AD", "AC"],
+        },
+        [("A", "normal"), ("B", "first")],
+    ),
     (
         {
             "A": ["6S", "7S", "8S", "9S", "AD"],
@@ -91,6 +99,27 @@ DEALS: list[tuple[dict[str, list[str] | None], list[tuple[str, str]]]] = [
 
 
 Script = Generator[Any, None, None]
+_ONE_PHOTO: dict[str, Path] = {}  # a demo photo's name -> a folder holding that photo alone (show_photo)
+
+
+def show_photo(app: Any, name: str) -> None:
+    """Let the next scan read the bundled demo photo ``name`` (vision/demo: the photo of this scripted round
+    or deal, ui.devtools.demo_photos), when the demo's camera is the bundled photos: the folder camera over
+    a folder holding that photo alone. Whatever the script photographed before (the seats, a failed
+    camera), the round is read from its own photo."""
+    from vision.cameras import DEMO_DIR
+
+    camera = str(app.camera_override or "")
+    if camera != f"folder:{DEMO_DIR}" and not any(camera == f"folder:{d}" for d in _ONE_PHOTO.values()):
+        return
+    if not (DEMO_DIR / name).is_file():
+        return
+    if name not in _ONE_PHOTO:
+        folder = Path(tempfile.mkdtemp(prefix="tabletally-demo-photo-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        shutil.copy(DEMO_DIR / name, folder / name)
+        _ONE_PHOTO[name] = folder
+    app.camera_override = f"folder:{_ONE_PHOTO[name]}"
 
 
 class DemoError(RuntimeError):
@@ -398,6 +427,7 @@ def play_round(
     d: Driver, app: Any, number: int, caller: str, hands: dict[str, list[str]], shots: bool
 ) -> Script:
     flow = app.kiosk.jhyap
+    show_photo(app, f"round{number}.jpg")
     if shots:
         yield from d.shot(f"round{number}-start")
     d.tap(f"caller-{flow.active.index(caller)}")
@@ -502,6 +532,7 @@ def seep_game(d: Driver, app: Any) -> Script:
             yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
         yield from d.shot(f"deal{number}-sweeps")
         # One photo of both piles, one on each half of the table.
+        show_photo(app, f"seep{number}.jpg")
         yield from d.press("scan-both")
         yield from wait_idle(app)
         if number == 1:
@@ -641,6 +672,10 @@ class ScriptedTable:
         from ui.logic.scan import Scanner
         from vision.runtimes.fake import FakeDetector
 
+        # The kiosk's own scanner goes, and with it its reading process: left running, that process would
+        # find the kiosk's end of its pipe gone when it has loaded the model (a BrokenPipeError).
+        app.scanner.release_camera()
+        app.scanner.settle()
         return Scanner(
             app.camera_spec(), None, dispatch=app._dispatch, detector=FakeDetector(self.detections)
         )

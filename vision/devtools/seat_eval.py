@@ -257,7 +257,11 @@ def main(argv: list[str] | None = None) -> int:
         from vision.cameras import DEMO_DIR
 
         truth = json.loads((DEMO_DIR / "truth.json").read_text())
-        photos += [(DEMO_DIR / name, t["hands"]) for name, t in truth.items() if t["kind"] == "table"]
+        photos += [
+            (DEMO_DIR / name, [h for h in t["hands"] if h])
+            for name, t in truth.items()
+            if t["kind"] == "table"
+        ]  # a seat with no hand: a player who is out
     if args.truth:
         images = args.images or args.truth.parent.parent / "images" / args.truth.stem
         for line in args.truth.read_text().splitlines():
