@@ -82,6 +82,17 @@ def rule_fields(kind: str) -> tuple[RuleField, ...]:
     return tuple(out)
 
 
+def rules_allowed(kind: str, rules: Mapping[str, Any]) -> bool:
+    """Whether the rules engine takes these rules for a game of ``kind`` (max_score at least 1 and, with
+    halve_exact, a multiple of 4; hand_limit and baazi_lead at least 1; min_points at most 50...)."""
+    rules_cls: type[JhyapRules | SeepRules] = JhyapRules if kind == JHYAP else SeepRules
+    try:
+        rules_cls(**rules)
+    except (ScorerError, TypeError):
+        return False
+    return True
+
+
 def new_jhyap_log(
     players: Sequence[str], first_dealer: str | None, decks: int | None, rules: Mapping[str, Any]
 ) -> dict[str, Any]:

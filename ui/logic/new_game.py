@@ -102,7 +102,9 @@ class NewGameForm:
         value = self.rules.get(rule)
         if not isinstance(value, int) or isinstance(value, bool):
             raise FormError(f"{rule} is not a number rule")
-        self.rules[rule] = max(0, value + delta)
+        stepped = {**self.rules, rule: max(0, value + delta)}
+        if games.rules_allowed(self.kind, stepped):  # else the number stays: no game to 0, say
+            self.rules[rule] = stepped[rule]
 
     def rule_step(self, rule: str) -> int:
         if rule == "max_score":
