@@ -19,7 +19,7 @@ from ui.i18n import _
 from ui.logic import games
 from ui.logic.card_edit import TABLE_CARDS, CardEditing, Owner
 from ui.logic.jhyap_round import JhyapRoundFlow
-from ui.logic.scan import Box, HandCard, card_label
+from ui.logic.scan import JOKER, Box, HandCard, card_label
 from ui.logic.seep_deal import SeepDealFlow
 
 TABLE_COLOUR = -1
@@ -35,7 +35,7 @@ class CardMark:
     code: str
     colour: int  # the holder's colour index (seating order), TABLE_COLOUR for the table
     doubtful: bool  # the camera was unsure and no player has looked yet
-    flagged: bool  # more copies than the packs in play hold, or beyond the hand limit
+    flagged: bool  # more copies than the packs in play hold, beyond the hand limit, or a joker in Seep
     box: Box | None
 
     @property
@@ -133,7 +133,8 @@ def jhyap_view(flow: JhyapRoundFlow) -> CheckView:
 
 
 def seep_view(flow: SeepDealFlow) -> CheckView:
-    doubled = set(flow.doubled())
+    # Flagged: a card listed twice, and a joker (Seep is played without them: the deal's problems say so).
+    doubled = {*flow.doubled(), *((JOKER,) if flow.jokers() else ())}
     rows = []
     for k, (team, members) in enumerate(flow.teams.items()):
         cards = flow.captured.get(team)

@@ -16,6 +16,7 @@ from scorer import JhyapState, ScorerError
 from ui.i18n import _, ngettext, num
 from ui.logic import games
 from ui.logic.card_edit import CardEditing
+from ui.logic.rule_messages import over_hand_limit
 from ui.logic.scan import HandCard, ScanResult, normalize_code
 from vision.table.seats import SeatError, SeatMap, assign_to_seats
 
@@ -315,7 +316,10 @@ class JhyapRoundFlow(CardEditing):
             return out
         error = self.check()
         if error:
-            if any(self.extra_cards(p) for p in self.active):  # ask, in the line the check screen shows
+            over = {p: len(self.hands.get(p) or []) for p in self.active if self.extra_cards(p)}
+            if len(over) > 1:  # the scorer names the first hand over the limit: name them all
+                error = over_hand_limit(over, self.hand_limit)
+            if over:  # ask, in the line the check screen shows
                 error += " " + _(
                     "Is a card from the table in the photo? Remove the marked card, or fix the hand."
                 )

@@ -10,7 +10,7 @@ translated sentence with the same facts; anything else is shown as the scorer wr
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ui import i18n
 from ui.i18n import _, ngettext, num
@@ -41,8 +41,25 @@ def _call_limit(m: re.Match[str]) -> str:
 
 
 def _hand_limit(m: re.Match[str]) -> str:
-    return _("{player}'s hand holds {count} cards, over the hand limit of {limit}.").format(
-        player=m["player"], count=num(m["count"]), limit=num(m["limit"])
+    return over_hand_limit({m["player"]: int(m["count"])}, int(m["limit"]))
+
+
+def over_hand_limit(counts: Mapping[str, int], limit: int) -> str:
+    """The hands over the hand limit, every one named with its count (the scorer's refusal names the
+    first it finds; a table with two such hands is told of both)."""
+    if len(counts) == 1:
+        ((player, count),) = counts.items()
+        return _("{player}'s hand holds {count} cards, over the hand limit of {limit}.").format(
+            player=player, count=num(count), limit=num(limit)
+        )
+    hands = ", ".join(
+        ngettext("{player} {count} card", "{player} {count} cards", count).format(
+            player=player, count=num(count)
+        )
+        for player, count in counts.items()
+    )
+    return _("These hands hold more than the hand limit of {limit}: {hands}.").format(
+        limit=num(limit), hands=hands
     )
 
 

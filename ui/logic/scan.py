@@ -747,7 +747,7 @@ def _sentence(exc: BaseException) -> str:
     from ui.logic.rule_messages import explain_photo  # here: that module shows cards with card_label
 
     text = explain_photo(str(exc).strip().removeprefix("photo: ")) or type(exc).__name__
-    return text if text.endswith((".", "?", "!")) else text + "."
+    return text if text.endswith((".", "?", "!", "\u0964")) else text + "."  # \u0964: the danda (ne, hi)
 
 
 def _camera_message(exc: BaseException) -> str:

@@ -14,7 +14,7 @@ from scorer import ScorerError, SeepState
 from ui.i18n import _
 from ui.logic import games
 from ui.logic.card_edit import CardEditing
-from ui.logic.scan import HandCard, ScanResult
+from ui.logic.scan import JOKER, HandCard, ScanResult
 from vision.table.seats import SeatError, SeatMap, assign_to_seats
 
 BOTH = "both"
@@ -60,7 +60,13 @@ class SeepDealFlow(CardEditing):
             self.sweeps.pop()
 
     def sweep_counts(self, team: str) -> dict[str, int]:
+        """A team's sweeps by kind (first play, normal, last play)."""
         return {kind: sum(1 for t, w in self.sweeps if t == team and w == kind) for kind in games.SWEEP_KINDS}
+
+    def sweep_total(self, team: str) -> int:
+        """A team's sweeps of every kind: the one count the deal's screen shows for the team (its pile's
+        row and its Sweep button alike), as the scorer counts each of them."""
+        return sum(self.sweep_counts(team).values())
 
     def can_sweep(self, team: str, when: str = "normal") -> bool:
         """Whether one more sweep of kind ``when`` by ``team`` is possible in this deal (its button is on):
@@ -136,6 +142,10 @@ class SeepDealFlow(CardEditing):
             return games.missing_point_cards(self.codes())
         except ScorerError:
             return ()
+
+    def jokers(self) -> tuple[str, ...]:
+        """The teams whose pile holds a joker (read or typed: Seep is played without jokers)."""
+        return tuple(t for t, cards in self.captured.items() if any(c.code == JOKER for c in cards or []))
 
     def doubled(self) -> tuple[str, ...]:
         try:
