@@ -20,6 +20,15 @@ from scorer.cards import (
     parse_cards,
 )
 from scorer.errors import CardError, JhyapError, LogError, ScorerError, SeepError
+from scorer.facts import (
+    JhyapCall,
+    JhyapFacts,
+    JhyapPlayerFacts,
+    SeepFacts,
+    SeepTeamFacts,
+    jhyap_facts,
+    seep_facts,
+)
 from scorer.jhyap import (
     JhyapGame,
     JhyapRound,
@@ -72,8 +81,11 @@ __all__ = [
     "BaaziReason",
     "Card",
     "CardError",
+    "JhyapCall",
     "JhyapError",
+    "JhyapFacts",
     "JhyapGame",
+    "JhyapPlayerFacts",
     "JhyapRound",
     "JhyapRoundResult",
     "JhyapRules",
@@ -85,9 +97,11 @@ __all__ = [
     "SeepDeal",
     "SeepDealResult",
     "SeepError",
+    "SeepFacts",
     "SeepGame",
     "SeepRules",
     "SeepState",
+    "SeepTeamFacts",
     "Suit",
     "Sweep",
     "SweepWhen",
@@ -102,6 +116,7 @@ __all__ = [
     "game_from_dict",
     "game_to_dict",
     "hand_value",
+    "jhyap_facts",
     "loads",
     "missing_point_cards",
     "parse_cards",
@@ -112,5 +127,6 @@ __all__ = [
     "score_jhyap",
     "score_seep",
     "seep_card_points",
+    "seep_facts",
     "state_to_dict",
 ]

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorer import JhyapGame, ScorerError, game_from_dict
-from scorer.facts import JhyapFacts, SeepFacts, jhyap_facts, seep_facts
+from scorer import JhyapFacts, ScorerError, SeepFacts
+from ui.logic import games as rules
 from ui.store import GameRecord, GameStatus, Store, night_of
 
 LAST_NIGHTS = 5  # nights shown on a player's page
@@ -201,8 +201,7 @@ def _facts_of(log: dict[str, Any]) -> JhyapFacts | SeepFacts | str:
         return found
     facts: JhyapFacts | SeepFacts | str
     try:
-        game = game_from_dict(log)
-        facts = jhyap_facts(game) if isinstance(game, JhyapGame) else seep_facts(game)
+        facts = rules.facts(log)
     except ScorerError as exc:
         facts = str(exc)
     if len(_FACTS) >= _FACTS_KEPT:

@@ -162,6 +162,19 @@ def canonical_log(log: Mapping[str, Any]) -> dict[str, Any]:
     return game_to_dict(load(log))
 
 
+def facts(log: Mapping[str, Any]) -> scorer.JhyapFacts | scorer.SeepFacts:
+    """What each player did in a game log (:mod:`scorer.facts`: calls, penalties, eliminations, hands,
+    comeback; Seep baazis, sweeps and the team ahead). Raises ScorerError for a log that does not replay."""
+    game = load(log)
+    return scorer.jhyap_facts(game) if isinstance(game, JhyapGame) else scorer.seep_facts(game)
+
+
+def parse_log(text: str) -> dict[str, Any]:
+    """A game log's text checked whole by the scorer, as the scorer writes it (ScorerError names the problem:
+    the JSON, the key, the round or deal)."""
+    return game_to_dict(scorer.loads(text))
+
+
 def replay_dict(log: Mapping[str, Any]) -> dict[str, Any]:
     """What ``tabletally replay`` prints for a game log."""
     return state_to_dict(score(log))

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scorer import JhyapGame, ScorerError, SeepGame, game_from_dict, game_to_dict, loads, score_jhyap
-from scorer.facts import seep_facts
+from scorer import JhyapFacts, ScorerError
+from ui.logic import games
 from ui.store import NIGHT_STARTS_HOUR, GameStatus, Store
 
 _DATED = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-")
@@ -60,10 +60,10 @@ def _entries_key(log: Mapping[str, Any]) -> str:
 def check_log(text: str, source: str, created: dt.datetime) -> CheckedLog:
     """``text`` checked as a game log by the scorer (any problem is a LogImportError naming ``source``)."""
     try:
-        game = loads(text)
+        log = games.parse_log(text)
     except ScorerError as exc:
         raise LogImportError(f"{source}: {exc}") from None
-    return CheckedLog(source, game_to_dict(game), created)
+    return CheckedLog(source, log, created)
 
 
 def file_date(path: Path) -> dt.datetime:
@@ -107,19 +107,13 @@ def read_logs(paths: Sequence[Path]) -> list[CheckedLog]:
 def _status(log: Mapping[str, Any]) -> tuple[GameStatus, str | None]:
     """How an imported game stands: a finished Jhyap game and its winner; an unfinished one was stopped;
     a Seep game is ended, won by the team ahead on baazis."""
-    game = loads_dict(log)
-    if isinstance(game, JhyapGame):
-        state = score_jhyap(game)
-        if state.finished:
-            return GameStatus.FINISHED, state.winner
+    facts = games.facts(log)
+    if isinstance(facts, JhyapFacts):
+        if facts.finished:
+            return GameStatus.FINISHED, facts.winner
         return GameStatus.ABANDONED, None
-    facts = seep_facts(game)
-    winner = " & ".join(game.teams[facts.winner]) if facts.winner else None
+    winner = " & ".join(facts.teams[facts.winner].players) if facts.winner else None
     return GameStatus.FINISHED, winner
-
-
-def loads_dict(log: Mapping[str, Any]) -> JhyapGame | SeepGame:
-    return game_from_dict(dict(log))
 
 
 def _same(log: Mapping[str, Any]) -> Callable[[dict[str, Any]], bool]:
@@ -132,7 +126,7 @@ def _same(log: Mapping[str, Any]) -> Callable[[dict[str, Any]], bool]:
         if other.get("game") != log["game"]:
             return False
         try:
-            theirs = game_to_dict(loads_dict(other))
+            theirs = games.canonical_log(other)
         except ScorerError:
             return False
         if {k: v for k, v in theirs.items() if k != key} != head:
@@ -150,7 +144,7 @@ def import_log(store: Store, log: Mapping[str, Any], created: dt.datetime, sourc
     ``log`` is checked by the scorer first (LogImportError naming ``source``); a game already there is not
     doubled, and one the record has fewer rounds of gets the rest."""
     try:
-        canonical = game_to_dict(loads_dict(log))
+        canonical = games.canonical_log(log)
     except ScorerError as exc:
         raise LogImportError(f"{source or 'game log'}: {exc}") from None
     status, winner = _status(canonical)
