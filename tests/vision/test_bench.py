@@ -10,7 +10,8 @@ import cv2
 import pytest
 
 from tests.vision.helpers import raw_output, table_photo
-from vision.devtools.bench import _agreement, backends_bench, bench_photos, chosen_runtime, main
+from vision.devtools.bench import bench_photos, main
+from vision.devtools.bench_backends import _agreement, backends_bench, chosen_runtime
 
 
 def test_the_one_pass_table_times_each_runtime_in_its_own_kept_process(
@@ -65,7 +66,7 @@ def test_the_benchmark_says_which_file_is_missing(tmp_path: Path, capsys: pytest
 def test_a_camera_kept_ready_costs_one_capture_where_one_opened_per_scan_costs_its_start(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from vision.devtools.bench import PiCameraDelays, SimulatedPicamera2, _camera_times
+    from vision.devtools.bench_reading import PiCameraDelays, SimulatedPicamera2, _camera_times
 
     delays = PiCameraDelays(
         start_s=0.02, frame_s=0.002, settle_frames=3, autofocus_s=0.03, capture_s=0.01, close_s=0.0
@@ -84,7 +85,7 @@ def test_the_reading_bench_times_each_stage_of_both_readings(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from vision.devtools.bench import STAGES, PiCameraDelays, SimulatedPicamera2, reading_bench
+    from vision.devtools.bench_reading import STAGES, PiCameraDelays, SimulatedPicamera2, reading_bench
 
     monkeypatch.setenv(
         "TABLETALLY_MODEL", str(make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.9}], 4)))
@@ -108,7 +109,7 @@ def test_the_reading_bench_times_each_stage_of_both_readings(
 def test_other_input_sizes_are_timed_with_the_labelled_corners_they_read(
     make_model: Callable[..., Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from vision.devtools.bench import sizes_bench
+    from vision.devtools.bench_reading import sizes_bench
 
     # a dynamic-input model finding one 7S at (55, 72.5) in input pixels, whatever the input's size
     model = make_model(raw_output([(55, 72.5, 10, 15)], [{"7S": 0.9}], anchors=4), imgsz=None)
@@ -164,7 +165,7 @@ def test_openvino_in_the_one_pass_table_finds_the_corners_onnx_runtime_finds(
 
 
 def test_every_pass_of_the_focused_reading_counts_under_a_stage_of_its_own() -> None:
-    from vision.devtools.bench import STAGES, _view_stage
+    from vision.devtools.bench_reading import STAGES, _view_stage
 
     assert _view_stage("w0") == "whole photo, upright"
     assert _view_stage("w0R576") == "whole photo, upright"  # the look shaped as the photo

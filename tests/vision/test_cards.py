@@ -22,7 +22,6 @@ from vision.table.cards import (
     limit_copies,
     one_per_corner,
     pair_cost,
-    turn_gap,
 )
 
 CORNER = 20.0  # corner box side in pixels: distances below are in corner sizes
@@ -327,17 +326,6 @@ def test_a_cards_direction_turns_with_the_card_and_needs_two_corners() -> None:
     # Upside down is the same direction: a card looks the same from both ends.
     assert card_direction(turned_card("2S", 500, 500, 180)) == pytest.approx(upright)
     assert card_direction(turned_card("2S", 500, 500, 40, corners=1)) is None
-
-
-def test_turn_gap_is_zero_for_cards_laid_alike_and_one_for_a_right_angle() -> None:
-    assert turn_gap(turned_card("2S", 0, 0, 10), turned_card("3S", 300, 0, 10)) == pytest.approx(0)
-    assert turn_gap(turned_card("2S", 0, 0, 10), turned_card("3S", 300, 0, 100)) == pytest.approx(1)
-    assert turn_gap(turned_card("2S", 0, 0, 10), turned_card("3S", 300, 0, 55)) == pytest.approx(0.5)
-    assert turn_gap(turned_card("2S", 0, 0, 0), turned_card("3S", 300, 0, 180)) == pytest.approx(0)
-    # One corner each: the box shapes still tell an upright index from a turned one.
-    upright, sideways = turned_card("2S", 0, 0, 0, corners=1), turned_card("3S", 300, 0, 90, corners=1)
-    assert turn_gap(upright, sideways) > 0.8
-    assert turn_gap(upright, turned_card("4S", 300, 0, 0, corners=1)) == pytest.approx(0)
 
 
 def cascade_and_stray_card() -> list[DetectedCard]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vision.base.types import DetectedCard, InvalidValueError
+from vision.devtools.placement import widest_view
 from vision.table.placement import (
     BOX_PER_INDEX,
     GOOD_MODEL_PX,
@@ -22,8 +23,6 @@ from vision.table.placement import (
     index_px,
     lens_for,
     still_size,
-    view_width,
-    widest_view,
 )
 from vision.table.seats import layout
 
@@ -50,17 +49,9 @@ def at_seats(size: float, seats: list[tuple[float, float]], skip: tuple[int, ...
 def test_a_camera_module_3_covers_a_1_m_table_from_0_77_m_and_the_wide_one_from_0_40_m() -> None:
     assert camera_height(1.0, 66) == pytest.approx(0.770, abs=0.002)
     assert MODULE3_WIDE.height_for(1.0) == pytest.approx(0.405, abs=0.002)
-    assert view_width(camera_height(1.2, 66), 66) == pytest.approx(1.2)
     # An 8 mm index on a 1 m table fills 37 px of a 4608 px still, 18 px of the 2304 px binned one.
     assert index_px(1.0, 4608) == pytest.approx(36.9, abs=0.1)
     assert index_px(1.0, 2304) == pytest.approx(18.4, abs=0.1)
-
-
-def test_the_corner_size_scales_inversely_with_the_height() -> None:
-    near, far = camera_height(1.0, 66), camera_height(1.5, 66)
-    assert index_px(view_width(near, 66), 2304) / index_px(view_width(far, 66), 2304) == pytest.approx(
-        far / near
-    )
 
 
 def test_the_widest_view_the_reading_reads_well_follows_the_threshold() -> None:

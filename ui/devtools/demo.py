@@ -897,10 +897,10 @@ def scan_speed_script(d: Driver, app: Any, rounds: int = 3) -> Script:
     both, their ratio (against all of ``detect``'s work on the photo, and against its reading alone, the
     ``ms`` it prints), where the kiosk's time went, and the longest stall of the UI thread while it
     scanned (a first scan, not timed, shows the screen while it reads). Then the real
-    :class:`vision.cameras.PiCamera` over :mod:`vision.devtools.bench`'s simulated picamera2 (the Pi's capture
-    delay, kept ready as in a game), the same photos: tap to totals."""
+    :class:`vision.cameras.PiCamera` over :mod:`vision.devtools.bench_reading`'s simulated picamera2 (the
+    Pi's capture delay, kept ready as in a game), the same photos: tap to totals."""
     from vision.base.photo import has_colour, load_image
-    from vision.devtools.bench import simulated_pi_camera
+    from vision.devtools.bench_reading import simulated_pi_camera
     from vision.pipeline import read_cards
     from vision.reading.detector import CardDetector
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from ui import i18n
 from ui.i18n import _, ngettext, num
-from ui.logic.scan import card_label
+from ui.logic.card_words import card_label
 
 
 def _cards(codes: str) -> str:

@@ -30,6 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 from scorer import CARD_CODES, Card, Rank, Suit
 from ui.i18n import N_, _, ngettext, num
+from ui.logic.card_words import JOKER as JOKER
+from ui.logic.card_words import SUIT_SIGNS as SUIT_SIGNS
+from ui.logic.card_words import card_label as card_label
+from ui.logic.rule_messages import explain_photo
 
 if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector loads, not at start-up
     from vision.base.types import CardReading
@@ -37,7 +41,6 @@ if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector 
     from vision.runtimes.protocols import Detector
 
 Box = tuple[float, float, float, float]
-JOKER = "JK"
 DISPLAY_SIDE = 1280  # the long side of the photo as the screen shows it (ScanResult.preview)
 SCREEN_WAIT = 0.25  # at most this long (s) a photo waits for the screen to draw the reading's words
 
@@ -145,15 +148,7 @@ class ScanResult:
 
 PICKER_RANKS: tuple[str, ...] = tuple(r.value for r in Rank)
 PICKER_SUITS: tuple[str, ...] = tuple(s.value for s in Suit)
-SUIT_SIGNS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 RED_SUITS = frozenset({"H", "D"})
-
-
-def card_label(code: str) -> str:
-    """A card code as shown on screen: 10♠, A♥, Joker."""
-    if code == JOKER:
-        return _("Joker")
-    return code[:-1] + SUIT_SIGNS.get(code[-1], code[-1])
 
 
 def normalize_code(text: str) -> str:
@@ -744,8 +739,6 @@ class Scanner:
 
 def _sentence(exc: BaseException) -> str:
     """An error's text as one sentence: the vision layer's "photo: " prefix dropped, a full stop added."""
-    from ui.logic.rule_messages import explain_photo  # here: that module shows cards with card_label
-
     text = explain_photo(str(exc).strip().removeprefix("photo: ")) or type(exc).__name__
     return text if text.endswith((".", "?", "!", "\u0964")) else text + "."  # \u0964: the danda (ne, hi)
 

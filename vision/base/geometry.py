@@ -46,7 +46,7 @@ __all__ = [
 PAD_VALUE = 114
 TILE_OVERLAP = 0.2
 FUSE_IOU = 0.55  # candidates of two views overlapping this much are the same corner
-READABLE_PX = 8.0  # a corner box this large in a view's input is read there (placement.md: 0.95 at 8-9 px)
+READABLE_PX = 8.0  # a corner box this large in a view's input is read there (models/eval/placement.md)
 MAX_CANDIDATES = 300  # per pass, the best kept: far more than a table of cards shows; a broken model
 # that scores every anchor would otherwise make fusing the views take seconds
 

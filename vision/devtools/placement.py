@@ -1,6 +1,7 @@
 """The camera's place, from a developer's seat: ``python -m vision.devtools.placement --table`` prints the
-heights table of deploy/README.md, ``--photo P [--lens L]`` judges the camera by one photo
-(:func:`vision.table.placement.check_placement`, as the kiosk's camera check does)."""
+heights table of deploy/README.md and the widest views it names (:func:`widest_view`); ``--photo P [--lens
+L]`` judges the camera by one photo (:func:`vision.table.placement.check_placement`, as the kiosk's camera
+check does)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,21 @@ import argparse
 
 from vision.pipeline import read_cards
 from vision.reading.detector import CardDetector
-from vision.table.placement import LENSES, check_placement, heights_table
+from vision.table.placement import (
+    BOX_PER_INDEX,
+    GOOD_MODEL_PX,
+    INDEX_MM,
+    LENSES,
+    MIN_MODEL_PX,
+    check_placement,
+    heights_table,
+)
+
+
+def widest_view(model_px: float = GOOD_MODEL_PX, imgsz: int = 576, index_mm: float = INDEX_MM) -> float:
+    """Metres across the widest picture in which a corner still comes out ``model_px`` (a detected box,
+    ``BOX_PER_INDEX`` times the index) in the model's ``imgsz`` view of the whole photo."""
+    return imgsz * index_mm * BOX_PER_INDEX / model_px / 1000
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.photo}: {placement.verdict}: {placement.summary()}")
     if args.table or not args.photo:
         print(heights_table())
+        print(
+            f"\nthe widest picture a corner reads well in spans no more than about {widest_view():.2f} m; "
+            f"the reading loses cards beyond about {widest_view(MIN_MODEL_PX):.2f} m"
+        )
     return 0
 
 

@@ -85,7 +85,7 @@ class NcnnPass:
         """One pass through NCNN: the same ``(1, 4 + classes, anchors)`` output as the ONNX model's.
 
         NCNN makes its input from the BGR pixels itself (turned to RGB, scaled to [0, 1]): a copy in its
-        own memory, about a tenth of the time a float array built by numpy takes to cross into NCNN."""
+        own memory, quicker than a float array built by numpy crossing into NCNN."""
         ncnn = self._ncnn
         height, width = letterboxed.shape[:2]
         pixels = np.ascontiguousarray(letterboxed)

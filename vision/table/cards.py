@@ -336,17 +336,14 @@ def _index_aspect(card: DetectedCard) -> float:
     return sum(math.log((x1 - x0) / (y1 - y0)) for x0, y0, x1, y1 in card.boxes) / len(card.boxes)
 
 
-def turn_gap(a: DetectedCard, b: DetectedCard) -> float:
+def _turn_gap(a: DetectedCard, b: DetectedCard, dir_a: float | None, dir_b: float | None) -> float:
     """How differently two cards are turned, from 0 (the same way) to 1 (a right angle or more apart).
 
-    With two corners showing on both cards, the angle between their directions (:func:`card_direction`)
-    over 90 degrees. Otherwise the difference of their corner boxes' shape (:func:`_index_aspect`,
-    capped at 1): a box tells a turned index from an upright one, though not which way it is turned.
+    With two corners showing on both cards (``dir_a``, ``dir_b``: :func:`card_direction`), the angle
+    between their directions over 90 degrees. Otherwise the difference of their corner boxes' shape
+    (:func:`_index_aspect`, capped at 1): a box tells a turned index from an upright one, though not which
+    way it is turned.
     """
-    return _turn_gap(a, b, card_direction(a), card_direction(b))
-
-
-def _turn_gap(a: DetectedCard, b: DetectedCard, dir_a: float | None, dir_b: float | None) -> float:
     if dir_a is not None and dir_b is not None:
         diff = abs(dir_a - dir_b) % 180
         return min(diff, 180 - diff) / 90

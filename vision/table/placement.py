@@ -105,11 +105,6 @@ def camera_height(table_m: float, fov_deg: float) -> float:
     return table_m / 2 / math.tan(math.radians(fov_deg) / 2)
 
 
-def view_width(height_m: float, fov_deg: float) -> float:
-    """Metres of table a picture ``fov_deg`` degrees across spans from ``height_m`` above it."""
-    return 2 * height_m * math.tan(math.radians(fov_deg) / 2)
-
-
 def index_px(view_m: float, width_px: int, index_mm: float = INDEX_MM) -> float:
     """How tall a corner index is, in pixels, in a photo ``width_px`` wide spanning ``view_m`` metres."""
     return width_px * index_mm / (view_m * 1000)
@@ -124,12 +119,6 @@ def still_size(sensor: tuple[int, int], width: int = CAPTURE_WIDTH) -> tuple[int
     while w // 2 >= width and w % 2 == 0 and h % 2 == 0:
         w, h = w // 2, h // 2
     return w, h
-
-
-def widest_view(model_px: float = GOOD_MODEL_PX, imgsz: int = 576, index_mm: float = INDEX_MM) -> float:
-    """Metres across the widest picture in which a corner still comes out ``model_px`` (a detected box,
-    ``BOX_PER_INDEX`` times the index) in the model's ``imgsz`` view of the whole photo."""
-    return imgsz * index_mm * BOX_PER_INDEX / model_px / 1000
 
 
 def heights_table(
