@@ -354,7 +354,7 @@ class ReadsCorners(Protocol):
     reader: CornerReader | None
 
 
-def _reader(detector: Detector) -> CornerReader | None:
+def _reader(detector: object) -> CornerReader | None:
     return detector.reader if isinstance(detector, ReadsCorners) else None
 
 
@@ -366,7 +366,7 @@ def reader_of(detector: Detector) -> CornerReader:
     return reader
 
 
-def use_deck(detector: Detector, memory: DeckMemory | None) -> None:
+def use_deck(detector: object, memory: DeckMemory | None) -> None:
     """Read with ``memory`` (None: the standard reading) from now on. A DeckError when ``detector`` reads
     without the corner reader."""
     reader = _reader(detector)
