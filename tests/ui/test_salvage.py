@@ -14,6 +14,7 @@ import json
 import random
 import shutil
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,7 @@ def test_a_fresh_record_saves_every_game_says_so_and_takes_them_back(tmp_path: P
     assert flow.problem.lines[2] == "The saved games are back in the fresh record."
     folder = tmp_path / "exports" / "recovered-20261206-010000"
     assert len(list(folder.glob("*.json"))) == 4 and len(list(folder.glob("*.csv"))) == 4
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700  # the record's own folders are private
     assert sorted(replayed(p) for p in folder.glob("*.json")) == sorted(before.values())
     assert flow.act(Action.START) is True
     fresh = Store(tmp_path)  # the kiosk starts again on the fresh record, the night in it

@@ -30,7 +30,6 @@ from ui.store import (
     night_start,
     set_aside,
 )
-from ui.store.files import private_dir
 
 
 class Action(Enum):
@@ -303,8 +302,7 @@ class FaultFlow:
         saved: list[Saved] = []
 
         def export(db_path: Path, folder: Path) -> list[Path]:
-            private_dir(folder)
-            saved.append(save_games(db_path, folder))
+            saved.append(save_games(db_path, folder, private=True))
             return list(saved[0].files)
 
         aside, _files = set_aside(self.data_dir, self.clock, export)

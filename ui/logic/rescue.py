@@ -16,6 +16,7 @@ from pathlib import Path
 from ui.logic.boards import export_game
 from ui.logic.record_import import import_log
 from ui.store import GameRecord, Store
+from ui.store.files import private_dir
 from ui.store.salvage import Depth, Salvage, salvage
 
 INCOMPLETE = "incomplete"
@@ -49,10 +50,14 @@ class Saved:
         return self.not_saved == 0 and self.unread_actions == 0
 
 
-def save_games(db_path: Path, folder: Path) -> Saved:
+def save_games(db_path: Path, folder: Path, private: bool = False) -> Saved:
     """Write every game ``db_path`` still holds into ``folder`` (see the module's text); the record is only
-    read."""
+    read. ``private``: the folders are the record's own (0700), as in the data directory."""
     found: Salvage = salvage(db_path)
+    if private:
+        private_dir(folder)
+        if found.partial:
+            private_dir(folder / INCOMPLETE)
     saved: list[GameRecord] = []
     files: list[Path] = []
     problems = list(found.problems)
