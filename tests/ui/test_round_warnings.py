@@ -11,6 +11,7 @@ import pytest
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
+from scorer import POINT_CARDS
 from ui import i18n
 from ui.logic import games
 from ui.logic.check import seep_view
@@ -67,7 +68,7 @@ def test_a_teams_sweeps_are_one_count() -> None:
 
 def test_a_joker_in_a_seep_pile_is_marked_and_said_even_with_a_point_card_missing() -> None:
     flow = seep_deal()
-    points = list(games.point_cards())
+    points = [c.code for c in sorted(POINT_CARDS)]
     # The camera read the six of spades as a joker: both piles scanned, a point card missing.
     flow.captured["A"] = [HandCard(code=c) for c in points[:5]] + [HandCard(code="JK")]
     flow.captured["B"] = [HandCard(code=c) for c in points[6:]]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scorer import POINT_CARDS
 from tests.ui.headless import ROOT, headless_env, result_line
 from ui.logic import games
 from ui.logic.rule_messages import explain
@@ -42,7 +43,7 @@ def test_a_team_whose_pile_is_empty_cannot_have_swept() -> None:
     flow = seep_deal()
     flow.add_sweep("A")
     flow.captured["A"] = []  # A's pile read: no card
-    flow.captured["B"] = [HandCard(code=c) for c in games.point_cards()]
+    flow.captured["B"] = [HandCard(code=c.code) for c in sorted(POINT_CARDS)]
     assert not flow.can_sweep("A") and flow.can_sweep("B")
     assert flow.problems() == ["Team A has a sweep but took no cards: a sweep takes the cards on the table."]
     flow.undo_sweep()

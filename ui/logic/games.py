@@ -14,7 +14,6 @@ from typing import Any
 
 import scorer
 from scorer import (
-    POINT_CARDS,
     Card,
     JhyapGame,
     JhyapRules,
@@ -313,7 +312,3 @@ def doubled_cards(captured: Mapping[str, Sequence[str] | None]) -> tuple[str, ..
 def seep_card_points(codes: Sequence[str]) -> int:
     """The Seep card points of these cards (spades their value, other aces 1, the ten of diamonds 6)."""
     return sum(scorer.seep_card_points(Card.parse(c)) for c in codes)
-
-
-def point_cards() -> tuple[str, ...]:
-    return tuple(c.code for c in sorted(POINT_CARDS))

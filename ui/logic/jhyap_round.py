@@ -242,12 +242,6 @@ class JhyapRoundFlow(CardEditing):
             ).format(n=num(len(groups)), players=num(len(self.active)))
             self.message = shown + " " + _("check whose is whose, or scan players one at a time.")
 
-    def rotate_seats(self) -> None:
-        """Shift every hand of the table scan one seat clockwise (when the guess of whose is whose is off)."""
-        seats = self.seat_order
-        self.seat_anchor = seats[-1] if seats else None
-        self._assign_table()
-
     def confirm_seats(self) -> None:
         self.seats_confirmed = True
 
@@ -258,16 +252,6 @@ class JhyapRoundFlow(CardEditing):
             raise ValueError(f"cannot swap {player!r}'s hand with itself")
         a, b = self.hands.get(player), self.hands.get(other)
         self.hands[player], self.hands[other] = b, a
-
-    def move_hand(self, player: str, other: str) -> None:
-        """Put all of ``player``'s cards into ``other``'s hand (one hand the scan cut in two); ``player`` is
-        left without cards, to be scanned alone or typed."""
-        self._check_playing(player, other)
-        if player == other:
-            raise ValueError(f"cannot move {player!r}'s cards into their own hand")
-        moving = self.hands.get(player) or []
-        self.hands[other] = list(self.hands.get(other) or []) + list(moving)
-        self.hands[player] = None
 
     @property
     def needs_seat_confirm(self) -> bool:
