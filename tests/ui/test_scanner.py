@@ -369,15 +369,27 @@ def test_the_reading_process_reads_as_the_kiosk_does_and_a_dead_one_leaves_the_r
     while not scanner.reader_ready and time.monotonic() < deadline:
         time.sleep(0.05)
     assert scanner.reader_ready
+    from vision.reading.detector import CardDetector
+
+    detector = scanner.loaded_detector()
+    assert isinstance(detector, CardDetector)
+    own: list[tuple[int, ...]] = []  # the passes of the kiosk's own detector
+    run_model = detector.run_model
+
+    def counted(letterboxed: np.ndarray) -> np.ndarray:
+        own.append(letterboxed.shape)
+        return run_model(letterboxed)
+
+    detector.run_model = counted  # type: ignore[method-assign]
     phases: list[ScanPhase] = []
     in_process = scanner.scan_now("Asha", 1, phases.append)
     assert scanner.looks >= 1  # the steps came across
-    detector = scanner.loaded_detector()
-    assert detector is not None and "run_model" not in vars(detector)  # the kiosk's own did not read
+    assert not own  # the kiosk's own detector did not read: the reading process did
     assert scanner._reader is not None
     scanner._reader._process.kill()  # the reader dies: the kiosk reads the next photo itself
     scanner._reader._process.join(10)
     here = scanner.scan_now("Asha", 1)
+    assert own  # with its own detector
     assert here.error is None and [c.code for c in here.cards] == [c.code for c in in_process.cards]
     assert in_process.cards and not scanner.reader_ready
     block = scanner._reader._block  # the photo went across in shared memory, freed with the process
