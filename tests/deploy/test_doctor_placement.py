@@ -31,17 +31,22 @@ class Cards:
         return self.found
 
 
-def card(code: str, x: float, y: float, size: float) -> DetectedCard:
-    return DetectedCard(code, 0.9, False, ((x, y, x + size, y + size),))
+def card(code: str, x: float, y: float, size: float, sure: bool = True) -> DetectedCard:
+    return DetectedCard(code, 0.9 if sure else 0.4, not sure, ((x, y, x + size, y + size),))
 
 
 def photo() -> tuple[Any, str, str | None]:
     return np.zeros((H, W, 3), np.uint8), "Pi camera 0", "imx708"
 
 
-def test_small_corners_in_the_cameras_photo_are_a_warning_to_lower_the_camera() -> None:
+def test_small_corners_read_surely_are_fine_and_read_unsure_a_warning_to_lower_the_camera() -> None:
     small = MIN_CORNER_PX - 2
-    reader = Cards(*(card(c, W / 2 + dx, H / 2, small) for c, dx in (("AS", -200), ("KD", 0), ("9C", 200))))
+    laid = (("AS", -200), ("KD", 0), ("9C", 200))
+    reader = Cards(*(card(c, W / 2 + dx, H / 2, small) for c, dx in laid))
+    check = check_placement(photo, lambda path: reader, Path("cards.onnx"))
+    assert check is not None and check.status is Status.OK and check.details["verdict"] == "fine"
+    assert "3 card(s) read, 0 in doubt" in check.summary
+    reader = Cards(*(card(c, W / 2 + dx, H / 2, small, sure=c != "KD") for c, dx in laid))
     check = check_placement(photo, lambda path: reader, Path("cards.onnx"))
     assert check is not None and check.name is CheckName.PLACEMENT and check.status is Status.WARN
     assert check.summary.startswith(f"Pi camera 0: corner {small:.0f} px in the {W}x{H} photo")
@@ -50,7 +55,9 @@ def test_small_corners_in_the_cameras_photo_are_a_warning_to_lower_the_camera() 
 
 
 def test_a_card_cut_off_by_the_frame_is_a_warning_to_raise_the_camera() -> None:
-    reader = Cards(card("AS", 0, H / 2, GOOD_CORNER_PX + 10), card("KD", W / 2, H / 2, GOOD_CORNER_PX + 10))
+    reader = Cards(
+        card("AS", 0, H / 2, GOOD_CORNER_PX + 10, sure=False), card("KD", W / 2, H / 2, GOOD_CORNER_PX + 10)
+    )
     check = check_placement(photo, lambda path: reader, Path("cards.onnx"))
     assert check is not None and check.status is Status.WARN and check.fix.startswith("Raise the camera")
 

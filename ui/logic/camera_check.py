@@ -1,13 +1,14 @@
 """The camera check, as plain Python: is the camera hanging right over the table? No Kivy here; the screen
-(:mod:`ui.camera_check_screen`) only draws this state.
+(:mod:`ui.screens.camera_check`) only draws this state.
 
 The players see the live view with the table's outline and one dot per seat, lay one card face up at each
 seat and tap Check. The photo is read as a scan reads it, each card is given to the seat it lies in front of
-(:mod:`vision.table.seats`), and :func:`vision.table.placement.check_placement` says whether each seat was
-read, how
-large the corners are, and what to do: lower or raise the camera, use the Wide module, or nothing ("All
-good"). The kiosk opens the check once on its first start (the record remembers that it was done or
-skipped, :func:`needs_check`); Settings opens it again at any time.
+(:mod:`vision.table.seats`), and :func:`vision.table.placement.check_placement` says from what the reading
+did (the cards read at each seat, their doubt, a card cut at the photo's border) what to do: nothing ("All
+good") when every seat was read surely, else lower or raise the camera, use the Wide module, or see to the
+light. The players read seats and cards; the sizes in pixels are the technician's (:func:`numbers`).
+The kiosk opens the check once on its first start (the record remembers that it was done or skipped,
+:func:`needs_check`); Settings opens it again at any time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from typing import Any
 from ui.i18n import _, ngettext, num
 from vision.table.placement import (
     GOOD_MODEL_PX,
-    MIN_MODEL_PX,
     MODULE3_WIDE,
     Lens,
     Placement,
@@ -216,12 +216,14 @@ class CameraCheck:
         if self.state == "failed" or self.placement is None:
             return CheckView("failed", self.error, "", (), False)
         p = self.placement
-        return CheckView("done", advice(p), numbers(p), seat_lines(p), p.verdict == Verdict.FINE)
+        return CheckView("done", advice(p), reading_line(p), seat_lines(p), p.verdict == Verdict.FINE)
 
 
 def _sentence(exc: BaseException) -> str:
-    text = str(exc).strip().removeprefix("photo: ") or type(exc).__name__
-    return text if text.endswith((".", "?", "!")) else text + "."
+    from ui.logic.rule_messages import explain_photo
+
+    text = explain_photo(str(exc).strip().removeprefix("photo: ")) or type(exc).__name__
+    return text if text.endswith((".", "?", "!", "\u0964")) else text + "."  # \u0964: the danda (ne, hi)
 
 
 def _m(value: float) -> str:
@@ -229,27 +231,45 @@ def _m(value: float) -> str:
 
 
 def seat_lines(p: Placement) -> tuple[SeatLine, ...]:
-    scale = p.model_px / p.corner_px if p.model_px and p.corner_px else 0.0  # photo px -> the model's view
+    """One line per seat in the players' words: what the reading made of the cards laid there."""
     lines = []
     for s in p.seats:
         n = num(s.seat + 1)
         if not s.read:
             lines.append(SeatLine(s.seat, _("Seat {n}: no card read").format(n=n), False))
-        elif s.cut:
+        elif s.cut and not s.sure:
             lines.append(SeatLine(s.seat, _("Seat {n}: a card is cut off at the edge").format(n=n), False))
-        else:
-            size = s.corner_px or 0.0
+        elif s.doubtful:
             text = ngettext(
-                "Seat {n}: {count} card read, corner {px} px",
-                "Seat {n}: {count} cards read, corner {px} px",
+                "Seat {n}: {count} card read, not surely",
+                "Seat {n}: {count} cards read, not all surely",
                 s.cards,
-            ).format(n=n, count=num(s.cards), px=num(round(size)))
-            lines.append(SeatLine(s.seat, text, size * scale >= MIN_MODEL_PX))
+            ).format(n=n, count=num(s.cards))
+            lines.append(SeatLine(s.seat, text, False))
+        else:
+            text = ngettext("Seat {n}: {count} card read", "Seat {n}: {count} cards read", s.cards).format(
+                n=n, count=num(s.cards)
+            )
+            lines.append(SeatLine(s.seat, text, True))
     return tuple(lines)
 
 
+def reading_line(p: Placement) -> str:
+    """How the reading went, in one line of the players' words: seats read and cards in doubt."""
+    read = sum(1 for s in p.seats if s.read)
+    doubt = sum(s.doubtful for s in p.seats)
+    seats = _("Cards read at {read} of {seats} seats.").format(read=num(read), seats=num(len(p.seats)))
+    if not doubt:
+        return seats + " " + _("No card in doubt.")
+    return (
+        seats
+        + " "
+        + ngettext("{n} card read not surely.", "{n} cards read not surely.", doubt).format(n=num(doubt))
+    )
+
+
 def numbers(p: Placement) -> str:
-    """The numbers behind the advice, in one line."""
+    """The numbers behind the advice, in one line, for the technician (sizes in pixels)."""
     if p.corner_px is None or p.model_px is None:
         return _("Photo {width}x{height}: no card read.").format(width=num(p.width), height=num(p.height))
     text = _(
@@ -274,6 +294,15 @@ def advice(p: Placement) -> str:
         return _("All good: every seat is in view and the cards read well.")
     if v == Verdict.NO_CARDS:
         return _("No card was read. Lay one card face up at each seat and tap Check.")
+    if v == Verdict.UNSURE:
+        seats = ", ".join(num(s + 1) for s in p.doubtful)
+        return ngettext(
+            "The camera is placed right, but a card at seat {seats} was read unsure. Keep glare and shadow "
+            "off the cards, lay them flat, and check again.",
+            "The camera is placed right, but cards at seats {seats} were read unsure. Keep glare and shadow "
+            "off the cards, lay them flat, and check again.",
+            len(p.doubtful),
+        ).format(seats=seats)
     if v == Verdict.MISSING:
         seats = ", ".join(num(s + 1) for s in p.missing)
         return ngettext(

@@ -12,15 +12,18 @@ pixels tall: the size grows as the camera comes down (inversely with the height)
 it depends on the photo's width in pixels alone, not on the lens. A Wide module therefore does not make
 the corners larger; it lets the camera hang lower (under a low shelf or lamp) for the same table.
 
-:func:`check_placement` turns a reading (the cards read, with their corner boxes) into a
-:class:`Placement`: the median corner box in photo pixels and in model-input pixels (the photo fitted into
-the model's ``imgsz``), each seat's cards, and one :class:`Verdict` with the factor behind it.
-:func:`heights_table` gives deploy/README.md's table of heights. The thresholds (``MIN_MODEL_PX``,
-``GOOD_MODEL_PX``) and the kiosk's capture size (``CAPTURE_WIDTH``) were chosen by measurement with
-``python -m vision.devtools.placement_eval`` (models/eval/placement.md): the reading finds a corner by its
-size in
-the model's view of the whole photo, whatever the photo's own size, so the thresholds are in model-input
-pixels and a larger still does not help a camera that hangs too high.
+:func:`check_placement` turns a reading (the cards read, with their corner boxes and their doubt) into a
+:class:`Placement`: each seat's cards, how many of them the reading was unsure of and whether one is cut by
+the photo's border, the median corner box in photo pixels and in model-input pixels (the photo fitted into
+the model's ``imgsz``), and one :class:`Verdict` with the factor behind it. The advice follows what the
+reading did: a photo whose every seat was read and no card was in doubt is fine, however small its corners;
+only cards lost or in doubt are explained, by a card cut at the border, by corners too small, or by neither.
+:func:`heights_table` gives deploy/README.md's table of heights. The size rule (``MIN_MODEL_PX``,
+``GOOD_MODEL_PX``) was measured on real photographs laid side by side as a bigger table with
+``python -m vision.devtools.placement_real`` (models/eval/placement-real.md), and the kiosk's capture size
+(``CAPTURE_WIDTH``) with ``python -m vision.devtools.placement_eval`` (models/eval/placement.md): the
+reading finds a corner by its size in the model's view of the whole photo, whatever the photo's own size, so
+the thresholds are in model-input pixels and a larger still does not help a camera that hangs too high.
 """
 
 from __future__ import annotations
@@ -40,15 +43,17 @@ INDEX_MM = 8.0
 BOX_PER_INDEX = 1.05
 """A detected corner box's size (``sqrt(w * h)``) over the index's printed height, median over the
 cards read in the measurement (cards at every angle; an upright index's box is narrower than tall)."""
-MIN_MODEL_PX = 7.5
-"""Median detected corner box, in pixels of the model's view of the whole photo (the photo fitted into
-``imgsz``), under which the reading loses more cards the smaller it gets (models/eval/placement.md)."""
-GOOD_MODEL_PX = 9.0
-"""The same size from which the reading reads as well as it does on large corners: the advice aims here."""
+MIN_MODEL_PX = 8.5
+"""Detected corner box, in pixels of the model's view of the whole photo (the photo fitted into ``imgsz``),
+under which the reading loses real cards, more the smaller they get (models/eval/placement-real.md)."""
+GOOD_MODEL_PX = 10.0
+"""The same size from which the reading reads real cards as well as it does large ones: lost or doubtful
+cards smaller than this are put down to their size, and the advice to lower the camera aims here."""
 CAPTURE_WIDTH = 2304
 """The still width the kiosk asks of a camera that can give more (the Camera Module 3's 2x2 binned mode)."""
-EDGE = 0.01
-"""A corner box closer than this share of the photo's side to its edge is cut off by the frame."""
+EDGE = 0.002
+"""A corner box reaching within this share of the photo's side (at least a pixel) of its edge is cut off by
+the frame: the reading clips a box at the border, and a whole index lies clear of it."""
 FILL = 0.9
 """How far out (share of the half-frame) the cards may lie once the camera is lowered: a margin kept."""
 RAISE_STEP = 1.15
@@ -154,21 +159,29 @@ class Verdict(StrEnum):
     WIDE = "wide"  # a seat is out of view and the camera would have to hang higher than a stand reaches
     CROWDED = "crowded"  # corners small and the cards already fill the view: lay them nearer the middle
     MISSING = "missing"  # corners fine, but no card was read at some seat
+    UNSURE = "unsure"  # cards in doubt, though large and whole: light, glare or a bent card, not the camera
     NO_CARDS = "no_cards"  # nothing read at all
 
 
 @dataclass(frozen=True)
 class SeatReading:
-    """One seat in the check: how many cards were read in front of it and their median corner size."""
+    """One seat in the check: how many cards were read in front of it, how many of them in doubt, their
+    median corner size, and whether one of them is cut by the photo's border."""
 
     seat: int
     cards: int
     corner_px: float | None
     cut: bool  # one of its cards touches the photo's edge
+    doubtful: int = 0  # cards the reading was unsure of (DetectedCard.uncertain)
 
     @property
     def read(self) -> bool:
         return self.cards > 0
+
+    @property
+    def sure(self) -> bool:
+        """Read, and no card of it in doubt."""
+        return self.read and not self.doubtful
 
 
 @dataclass(frozen=True)
@@ -208,12 +221,33 @@ class Placement:
         """The seats (0-based) with a card cut by the photo's edge."""
         return tuple(s.seat for s in self.seats if s.cut)
 
+    @property
+    def doubtful(self) -> tuple[int, ...]:
+        """The seats (0-based) with a card the reading was unsure of."""
+        return tuple(s.seat for s in self.seats if s.doubtful)
+
+    @property
+    def sure(self) -> bool:
+        """Every seat read and no card in doubt: the camera is not to be moved, whatever the sizes."""
+        return all(s.sure for s in self.seats)
+
+    def read_count(self) -> str:
+        """How the reading went, in English: seats read, cards in doubt, cards cut at the border."""
+        cards = sum(s.cards for s in self.seats)
+        doubt = sum(s.doubtful for s in self.seats)
+        read = sum(1 for s in self.seats if s.read)
+        return f"{cards} card(s) read, {doubt} in doubt, at {read} of {len(self.seats)} seat(s)" + (
+            f", a card cut by the border at seat {', '.join(str(s + 1) for s in self.cut)}"
+            if self.cut
+            else ""
+        )
+
     def summary(self) -> str:
         """One line in English for logs and the doctor: the numbers and what to do."""
         size = (
             f"corner {self.corner_px:.0f} px in the {self.width}x{self.height} photo "
-            f"({self.model_px:.1f} px in the model input; it loses cards under {MIN_MODEL_PX:g}, reads "
-            f"them all from {GOOD_MODEL_PX:g})"
+            f"({self.model_px:.1f} px in the model input; real cards are lost under {MIN_MODEL_PX:g}, read "
+            f"as well as large ones from {GOOD_MODEL_PX:g}); {self.read_count()}"
             if self.corner_px is not None and self.model_px is not None
             else f"no corner read in the {self.width}x{self.height} photo"
         )
@@ -236,6 +270,9 @@ class Placement:
             Verdict.WIDE: f"a seat is out of view and the camera would hang over {STAND_M:g} m{to}{wide}",
             Verdict.CROWDED: "corners small and the cards already fill the view: lay them nearer the middle",
             Verdict.MISSING: "no card read at seat " + ", ".join(str(s + 1) for s in self.missing),
+            Verdict.UNSURE: "cards in doubt at seat "
+            + ", ".join(str(s + 1) for s in self.doubtful)
+            + ", though whole and large enough: check the light and glare, and lay the cards flat",
             Verdict.NO_CARDS: "no card read: lay one card face up at each seat",
         }[self.verdict]
         return f"{advice}; {size}{where}"
@@ -247,7 +284,7 @@ def card_corner_px(card: DetectedCard) -> float:
 
 
 def _at_edge(box: Box, width: int, height: int) -> bool:
-    mx, my = EDGE * width, EDGE * height
+    mx, my = max(1.0, EDGE * width), max(1.0, EDGE * height)
     return box[0] <= mx or box[1] <= my or box[2] >= width - mx or box[3] >= height - my
 
 
@@ -275,11 +312,15 @@ def check_placement(
     named; without one the photo counts as one seat. ``imgsz`` is the model's input side; ``lens`` the
     camera module when known (the heights in metres are then estimated).
 
-    The verdict, first match: nothing read -> NO_CARDS; a card cut by the frame's edge -> RAISE (WIDE when
-    the camera would then hang over ``STAND_M`` and the lens is not already the Wide one); median corner
-    under ``GOOD_MODEL_PX`` in the model's view -> LOWER when the cards leave room to come that much
-    closer, else LOWER as far as the room allows when that reaches ``MIN_MODEL_PX``, else CROWDED; a seat
-    with no card -> MISSING; else FINE.
+    The verdict follows what the reading did, first match: nothing read -> NO_CARDS; every seat read and
+    no card in doubt -> FINE, whatever the corners' size (a camera whose photo reads surely is never to be
+    moved). Otherwise the cards lost (a seat with none) or in doubt are explained: a card cut by the frame's
+    edge -> RAISE (WIDE when the camera would then hang over ``STAND_M`` and the lens is not already the
+    Wide one); the corners of the seats in trouble (all of them when a seat has none) under
+    ``GOOD_MODEL_PX`` in the model's view -> LOWER when the cards leave room to come that much closer, else
+    LOWER as far as the room allows when that reaches ``MIN_MODEL_PX``, else CROWDED; a seat with no card
+    -> MISSING; cards in doubt though whole and large -> UNSURE (the light, glare or the cards, not the
+    camera).
     """
     if width <= 0 or height <= 0:
         raise InvalidValueError(f"photo size must be positive, got {width}x{height}")
@@ -296,7 +337,7 @@ def check_placement(
         mine = [c for c, o in zip(cards, owners, strict=True) if o == s]
         size = statistics.median(card_corner_px(c) for c in mine) if mine else None
         cut = any(_at_edge(b, width, height) for c in mine for b in c.boxes)
-        seats.append(SeatReading(s, len(mine), size, cut))
+        seats.append(SeatReading(s, len(mine), size, cut, sum(1 for c in mine if c.uncertain)))
     readings = tuple(seats)
     if not cards:
         return Placement(Verdict.NO_CARDS, width, height, None, None, readings, lens=lens)
@@ -330,21 +371,28 @@ def check_placement(
             wide_m,
         )
 
-    if any(s.cut for s in seats):
+    if all(s.sure for s in seats):
+        return out(Verdict.FINE)
+    doubtful = [c for c in cards if c.uncertain]
+    missing = any(not s.read for s in seats)
+    # A card cut by the border explains a seat with no card (it may lie further out) or a card in doubt.
+    if any(_at_edge(b, width, height) for c in (cards if missing else doubtful) for b in c.boxes):
         factor = RAISE_STEP
         wide_m = None
         if lens is not None and lens != MODULE3_WIDE and view_m is not None:
             wide_m = camera_height(view_m * factor, MODULE3_WIDE.fov_deg)
         too_high = height_m is not None and height_m * factor > STAND_M and wide_m is not None
         return out(Verdict.WIDE if too_high else Verdict.RAISE, factor, factor, wide_m)
-    if model < GOOD_MODEL_PX:
-        need = GOOD_MODEL_PX / model
+    # The corners of the seats in trouble (all of them when a seat has none: its cards may have been lost).
+    troubled = [c for c, o in zip(cards, owners, strict=True) if missing or seats[o].doubtful]
+    small = statistics.median(card_corner_px(c) for c in troubled) * imgsz / max(width, height)
+    if small < GOOD_MODEL_PX:
+        need = GOOD_MODEL_PX / small
         if need <= room:
             return out(Verdict.LOWER, need, 1 / need)
-        if model * room >= MIN_MODEL_PX:
+        if room > 1 and small * room >= MIN_MODEL_PX:
             return out(Verdict.LOWER, room, 1 / room)
-        if model < MIN_MODEL_PX:
-            return out(Verdict.CROWDED, need)
-    if any(not s.read for s in seats):
+        return out(Verdict.CROWDED, need)
+    if missing:
         return out(Verdict.MISSING)
-    return out(Verdict.FINE)
+    return out(Verdict.UNSURE)
