@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from scorer import JhyapState, ScorerError
@@ -25,20 +24,6 @@ TABLE = "table"
 
 def _typed(codes: Sequence[str]) -> list[HandCard]:
     return [HandCard(code=normalize_code(c), fixed=True) for c in codes]
-
-
-@dataclass(frozen=True)
-class HandView:
-    player: str
-    cards: tuple[HandCard, ...]
-    total: int | None
-    scanned: bool
-    is_caller: bool
-    over_deck: frozenset[str]
-
-    @property
-    def uncertain_count(self) -> int:
-        return sum(1 for c in self.cards if c.needs_look)
 
 
 def order_groups_clockwise(scan: ScanResult) -> list[int]:
@@ -272,21 +257,6 @@ class JhyapRoundFlow(CardEditing):
     # -- what the screen shows -----------------------------------------------------------------------
     def codes(self) -> dict[str, list[str]]:
         return {p: [c.code for c in (self.hands.get(p) or [])] for p in self.active}
-
-    def hand_views(self) -> list[HandView]:
-        codes = self.codes()
-        over = games.over_decks(codes, self.decks)
-        return [
-            HandView(
-                player=p,
-                cards=tuple(self.hands.get(p) or ()),
-                total=games.hand_total(codes[p]) if self.hands.get(p) is not None else None,
-                scanned=self.hands.get(p) is not None,
-                is_caller=p == self.caller,
-                over_deck=frozenset(c for c in codes[p] if c in over),
-            )
-            for p in self.active
-        ]
 
     def problems(self) -> list[str]:
         """Everything that stops this round from being scored, in the words the players will read."""
