@@ -216,7 +216,10 @@ def match_photo(photo: TeachPhoto, reading: CardReading) -> list[CardMatch]:
     if n != want:
         if want == 1:
             what = "no card" if n == 0 else f"{n} cards ({' '.join(c.code for c in cards)})"
-            raise DeckError(f"{photo.name}: found {what}; a single-card photo must show exactly one card")
+            raise DeckError(
+                f"{photo.name}: found {what}; a single-card photo must show exactly one card: take it again "
+                "with the card alone, face up, in view"
+            )
         seen = " ".join(cards[i].code for i in reading_order(cards)) or "none"
         raise DeckError(
             f"{photo.name}: found {n} card{'s' * (n != 1)}, expected {want} (read: {seen}); lay the cards "
@@ -296,10 +299,16 @@ def teach(
     photos: Sequence[TeachPhoto],
     detector: Detector,
     into: DeckMemory | None = None,
+    skipped: list[str] | None = None,
 ) -> tuple[DeckMemory, list[CardMatch]]:
     """Read each photo with ``detector``'s standard reading, match its cards to the codes it should show,
     and build the memory of their corners (added to ``into`` when given). Every problem of every photo,
     then of the whole deck, is raised as one :class:`DeckError` before anything could be saved.
+
+    With ``skipped`` (a list), a photo that cannot be used (no card in it, more or fewer cards than it
+    should show, a row read as other cards) is left out instead: its problem, which says what to retake,
+    is appended to ``skipped`` and the other photos are taught. The deck's own problems (too few cards,
+    two cards alike) are still raised, and so is a set of photos none of which can be used.
     """
     reader = reader_of(detector)
     name = check_deck_name(name)
@@ -311,9 +320,11 @@ def teach(
         try:
             taught.append((photo.image, read_photo(photo, detector)))
         except DeckError as exc:
-            problems.extend(exc.problems)
+            (problems if skipped is None else skipped).extend(exc.problems)
     if problems:
         raise DeckError(problems)
+    if not taught:
+        raise DeckError(["no photo could be used", *(skipped or [])])
     memory = memory_from(name, taught, reader, into)
     return memory, [m for _, matches in taught for m in matches]
 

@@ -36,12 +36,12 @@ TWIN_IOU = 0.3  # a corner's half-turned twin overlapping a found corner this mu
 # The scene kinds of a taught deck's data and their shares (a whole pack fanned: the tightest fans).
 KINDS: dict[SceneKind, float] = {
     SceneKind.HAND: 0.24,
-    SceneKind.TABLE: 0.2,
+    SceneKind.TABLE: 0.18,
     SceneKind.SEEP: 0.14,
-    SceneKind.SCATTER: 0.1,
-    SceneKind.DEAL: 0.22,
-    SceneKind.CLOSEUP: 0.05,
-    SceneKind.UPRIGHT: 0.05,
+    SceneKind.SCATTER: 0.08,
+    SceneKind.DEAL: 0.3,
+    SceneKind.CLOSEUP: 0.03,
+    SceneKind.UPRIGHT: 0.03,
 }
 
 

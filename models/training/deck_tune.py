@@ -215,7 +215,7 @@ def train(
         model.add_callback("on_train_epoch_end", on_epoch)
         model.train(
             data=str(data_yaml),
-            project=str(work),
+            project=str(work.resolve()),  # a relative project goes under Ultralytics' runs_dir
             name="run",
             exist_ok=True,
             device=device,
@@ -350,6 +350,7 @@ def tune(
     cards: Sequence[TaughtCard],
     cfg: TuneConfig = TuneConfig(),
     progress: Progress = print,
+    keep_rejected: bool = False,
 ) -> TuneResult:
     """Teach the detector the deck kept in ``deck_folder`` (its ``memory`` and its taught ``cards``) within
     ``cfg.minutes``; the model is kept in ``deck_folder/model`` only if it passes :func:`never_worse`
@@ -373,6 +374,24 @@ def tune(
         raise TuneError(f"no time left to train after {spent:.1f} minutes of scenes: give more --minutes")
     progress(f"training for about {budget:.0f} minutes from the shipped detector")
     weights, epochs = train(work, data_yaml, budget, cfg, progress)
+    result = finish(deck_folder, memory, cut, weights, epochs, cfg, progress, begun, keep_rejected)
+    shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def finish(
+    deck_folder: Path,
+    memory: Any,
+    cut: CutFaces,
+    weights: Path,
+    epochs: int,
+    cfg: TuneConfig,
+    progress: Progress,
+    begun: float,
+    keep_rejected: bool = False,
+) -> TuneResult:
+    """Export ``weights``, check them (:func:`never_worse`) and keep them in ``deck_folder/model`` when they
+    pass (a rejected model is deleted, or kept aside in ``.model.rejected`` for measuring)."""
     staged = deck_folder / f".{MODEL_DIR}.new"
     shutil.rmtree(staged, ignore_errors=True)
     ncnn = export(weights, staged, progress)
@@ -385,9 +404,10 @@ def tune(
     if kept:
         (staged / RESULT_FILE).write_text(json.dumps(result.to_json(), indent=1) + "\n", encoding="utf-8")
         install(staged, deck_folder / MODEL_DIR)
+    elif keep_rejected:
+        install(staged, deck_folder / f".{MODEL_DIR}.rejected")
     else:
         shutil.rmtree(staged, ignore_errors=True)
-    shutil.rmtree(work, ignore_errors=True)
     return result
 
 

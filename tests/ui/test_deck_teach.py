@@ -188,3 +188,23 @@ def test_a_games_confirmed_scans_corrections_included_are_added_to_the_deck(tmp_
     memory = shelf.load("Family deck", kiosk.fake.reader)  # type: ignore[attr-defined]
     assert len(memory.codes) == before + 6
     assert memory.codes[-6:] == ("3H", "3H", "7C", "7C", "KD", "KD")
+
+
+@pytest.mark.slow
+def test_a_suit_whose_photo_cannot_be_used_is_left_out_and_the_rest_taught(tmp_path: Path) -> None:
+    laid = [SUITS[0][:12], *SUITS[1:]]  # the spades' photo shows 12 cards, whatever is done
+    t = teacher(tmp_path, Kiosk([laid[0], laid[0], *laid[1:]], [laid[0], laid[0], *laid[1:]]))
+    assert not t.can_skip
+    assert not t.take() and t.can_skip and "Skip" in t.message
+    assert not t.take() and t.can_skip  # a retake that fails again: still the players' choice
+    t.skip()
+    assert t.current.key == "H" and "left out" in t.message and t.left_out() == ["Spades"]
+    for _ in range(3):
+        assert t.take(), t.message
+        t.confirm()
+    t.skip()  # no jokers
+    assert t.done and t.save(), t.message
+    shelf = DeckShelf(tmp_path)
+    assert len(shelf.info("Family deck")["cards"]) == 39
+    kept = shelf.taught_cards("Family deck")  # the photos go with the deck, for deck train
+    assert len(kept) == 39 and {code for _, _, code, _ in kept} == {c for s in SUITS[1:] for c in s}

@@ -5,7 +5,10 @@ The players lay their deck out in five photos, in the order the screen shows: ea
 row (two rows where the table is small: the second continues the first), then the jokers. Each photo is
 read with the standard reading and matched to that order (:func:`vision.teach.read_photo`); the screen shows
 every card as taught and what the reader saw, a player can correct a card laid differently, confirms the
-photo, and at the end the deck is saved whole (:class:`vision.deck.shelf.DeckShelf`) or nothing is.
+photo, and at the end the deck is saved whole (:class:`vision.deck.shelf.DeckShelf`) or nothing is. A suit
+whose photo cannot be used (no card found, more cards than laid out) can be left out after a failed photo:
+the players are told which suit to teach again later, and the rest is taught. The photos are kept with the
+deck, for teaching the card detector itself later (``tabletally deck train``).
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class DeckTeacher:
     taken: dict[int, Taken] = field(default_factory=dict)
     confirmed: set[int] = field(default_factory=set)
     skipped: set[int] = field(default_factory=set)
+    failed: set[int] = field(default_factory=set)  # steps whose last photo could not be used
     message: str = ""  # the last problem, for the players (empty: none)
     busy: bool = False
 
@@ -144,10 +148,14 @@ class DeckTeacher:
                 break
             self.taken[self.step] = Taken(image, matches, time.perf_counter() - start)
             self.confirmed.discard(self.step)
+            self.failed.discard(self.step)
             self.message = ""
             return True
         self.taken.pop(self.step, None)
+        self.failed.add(self.step)
         self.message = explain(problem)
+        if not self.current.optional:
+            self.message += " " + _("Or tap Skip to leave this suit out and teach the others.")
         return False
 
     def cards(self) -> list[tuple[str, str]]:
@@ -184,14 +192,30 @@ class DeckTeacher:
         self.skipped.discard(self.step)
         self._advance()
 
+    @property
+    def can_skip(self) -> bool:
+        """Whether the current step may be left out: the jokers always, a suit once its photo could not be
+        used (and none is taken since)."""
+        return self.current.optional or (self.step in self.failed and self.step not in self.taken)
+
     def skip(self) -> None:
-        """Leave out an optional step (a deck without jokers)."""
-        if not self.current.optional:
+        """Leave out the current step (a deck without jokers; a suit whose photo could not be used: the
+        players are told to teach it again later)."""
+        if not self.can_skip:
             raise ValueError(f"step {self.current.key} cannot be skipped")
+        step = self.current
         self.skipped.add(self.step)
         self.taken.pop(self.step, None)
         self.confirmed.discard(self.step)
         self._advance()
+        if not step.optional:
+            self.message = _(
+                "{suit} left out: the deck is taught without them. Teach it again later."
+            ).format(suit=_(step.title))
+
+    def left_out(self) -> list[str]:
+        """The suits left out, in the players' words."""
+        return [_(STEPS[i].title) for i in sorted(self.skipped) if not STEPS[i].optional]
 
     def retake(self) -> None:
         self.taken.pop(self.step, None)
@@ -226,12 +250,13 @@ class DeckTeacher:
             self.message = _("Take and confirm every photo first.")
             return False
         taught = [(self.taken[i].image, self.taken[i].matches) for i in sorted(self.confirmed)]
+        photos = [(m[0].photo, image, m) for image, m in taught if m]
         try:
             reader = self.detector().reader
             if reader is None:
                 raise DeckError("the corner reader is off")
             memory = memory_from(self.name, taught, reader)
-            self.shelf.save(memory, replace=self.exists)
+            self.shelf.save(memory, replace=self.exists, photos=photos)
         except DeckError as exc:
             self.message = explain(exc.problems[0])
             return False

@@ -340,7 +340,7 @@ class DeckScreen(Base):
         row = hbox(size_hint_y=None, height=TOUCH)
         if t.step > 0:
             row.add_widget(Btn(_("Back"), self.back, role="quiet", name="deck-back"))
-        if t.current.optional and not taken:
+        if t.can_skip and not taken:
             row.add_widget(Btn(_("Skip"), self.skip, name="deck-skip"))
         row.add_widget(
             Btn(_("Retake") if taken else _("Take photo"), self.take, name="deck-take", disabled=t.busy)

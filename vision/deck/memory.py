@@ -32,6 +32,7 @@ import hashlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -136,6 +137,7 @@ class DeckMemory:
     sure_similarity: float = RESCUE_SIMILARITY
     sure_margin: float = RESCUE_MARGIN
     created: str = ""
+    model: Path | None = None  # the folder of the deck's own detector (vision.deck.shelf.MODEL_DIR), if any
     _cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -333,6 +335,7 @@ class DeckMemory:
             self.sure_similarity,
             self.sure_margin,
             self.created,
+            self.model,
         )
 
     def info(self) -> dict[str, Any]:
@@ -366,9 +369,18 @@ def reader_of(detector: Detector) -> CornerReader:
     return reader
 
 
+@runtime_checkable
+class SwapsModel(Protocol):
+    """A detector that can read with a taught deck's own detector (as
+    :class:`~vision.reading.detector.CardDetector` does)."""
+
+    def use_model(self, folder: Path | None) -> None: ...
+
+
 def use_deck(detector: object, memory: DeckMemory | None) -> None:
-    """Read with ``memory`` (None: the standard reading) from now on. A DeckError when ``detector`` reads
-    without the corner reader."""
+    """Read with ``memory`` (None: the standard reading) from now on, and with the deck's own detector
+    where it has one (``memory.model``; the detector's own model otherwise, as it was). A DeckError when
+    ``detector`` reads without the corner reader."""
     reader = _reader(detector)
     if reader is None:
         if memory is None:
@@ -376,4 +388,6 @@ def use_deck(detector: object, memory: DeckMemory | None) -> None:
         raise DeckError("a taught deck needs the corner reader, which is off (unset TABLETALLY_READER)")
     if memory is not None and memory.reader != reader_fingerprint(reader):
         raise ModelError(f"deck {memory.name!r} was taught with another reader model; load it again")
+    if isinstance(detector, SwapsModel):
+        detector.use_model(None if memory is None else memory.model)
     reader.deck = memory

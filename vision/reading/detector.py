@@ -159,6 +159,8 @@ class CardDetector:
         if runtime not in RUNTIMES:
             raise InvalidValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got {runtime!r}")
         self.model_path = Path(model_path) if model_path is not None else default_model(runtime)
+        self.own_model_path = self.model_path
+        """The model this detector was made with (:meth:`use_model` comes back to it)."""
         effort = effort or effort_from_env()
         if effort not in EFFORTS:
             raise InvalidValueError(f"effort must be {' or '.join(EFFORTS)}, got {effort!r}")
@@ -223,6 +225,20 @@ class CardDetector:
     @property
     def loaded(self) -> bool:
         return self.model.loaded
+
+    def use_model(self, folder: Path | None) -> None:
+        """Read with the model of the same file name in ``folder`` (a taught deck's own detector:
+        ``cards.onnx``, or ``cards.ncnn.param`` on NCNN) from the next reading on; None, or a folder
+        without that file: the model this detector was made with, as it was. Loads it now (a ModelError
+        for a broken one)."""
+        own = self.own_model_path
+        path = own if folder is None or not (Path(folder) / own.name).is_file() else Path(folder) / own.name
+        if path == self.model_path:
+            return
+        with self._lock:
+            self.model_path = path
+            self.model = open_pass(self.runtime, path, self.threads, self.requested_imgsz)
+        self.load()
 
     def load(self) -> CardDetector:
         """Load the model now (it is otherwise loaded by the first ``detect``). Returns self."""
