@@ -6,6 +6,12 @@ and they are context managers. ``open()`` on an open camera does nothing, so a c
 game is running, raises :class:`~vision.base.types.CameraError` with a message meant for a person; the caller
 may simply call ``capture()`` again (the camera reopens itself) or pick another source.
 
+``preview()`` gives the camera's small stream: a small BGR frame (:data:`LORES_WIDTH` wide) of what the
+camera sees now, for the kiosk's live view and the table watcher (``vision.table.watch``). On the Pi it is
+picamera2's ``lores`` stream of the one configuration that is running (no mode switch; ``capture()`` still
+takes the main stream); a webcam and a folder of photos give the same view, taken again at most every
+``preview_gap`` seconds (a webcam's full frame, shrunk; a folder's next photo, without using it up).
+
 ``picamera2`` is imported only when the Pi camera is used, so this module imports fine on a laptop.
 """
 
@@ -30,6 +36,31 @@ from vision.table.placement import still_size
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 """The bundled demo photos (package data): the last resort of ``open_camera("auto")``."""
 
+LORES_WIDTH = 384
+"""The width of the camera's small stream (its height keeps the still's shape)."""
+
+
+def lores_size(still: tuple[int, int]) -> tuple[int, int]:
+    """The small stream's (width, height) for a still of ``still`` (width, height): ``LORES_WIDTH`` wide
+    (the still's width when narrower), the still's shape, both even (the Pi's YUV420 needs them so)."""
+    w, h = int(still[0]), int(still[1])
+    if w <= 0 or h <= 0:
+        raise InvalidValueError(f"a still size must be positive, got {w}x{h}")
+    width = min(LORES_WIDTH, w) // 2 * 2
+    return width, max(2, round(width * h / w / 2) * 2)
+
+
+def shrink(image: np.ndarray, width: int = LORES_WIDTH) -> np.ndarray:
+    """A BGR frame at most ``width`` wide (the frame itself when no wider), its shape kept."""
+    h, w = image.shape[:2]
+    if w <= width:
+        return image
+    import cv2
+
+    size = lores_size((w, h)) if width == LORES_WIDTH else (width, max(1, round(h * width / w)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
 # Video4Linux nodes on a Raspberry Pi that belong to the ISP, codecs or the CSI receiver, not to a webcam.
 _NOT_WEBCAM_NAMES = ("bcm2835", "unicam", "rp1-cfe", "pispbe", "rpivid", "hevc", "codec", "isp")
 
@@ -50,6 +81,8 @@ class Camera(Protocol):
 
     def capture(self) -> np.ndarray: ...
 
+    def preview(self) -> np.ndarray: ...
+
     def close(self) -> None: ...
 
     def __enter__(self) -> Self: ...
@@ -61,9 +94,28 @@ class Camera(Protocol):
 
 class _CameraBase:
     name: str = "camera"
+    preview_gap = 1.0
+    """Seconds a small frame is shown again before another is taken (a webcam's full frame, a photo)."""
+    _preview: tuple[float, np.ndarray] | None = None
 
     def open(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def capture(self) -> np.ndarray:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def preview(self) -> np.ndarray:
+        """A small BGR frame of what the camera sees (the small stream): taken anew at most every
+        ``preview_gap`` seconds, the last one again in between."""
+        now = time.monotonic()
+        if self._preview is not None and now - self._preview[0] < self.preview_gap:
+            return self._preview[1]
+        frame = self._small_frame()
+        self._preview = (now, frame)
+        return frame
+
+    def _small_frame(self) -> np.ndarray:
+        return shrink(self.capture())
 
     def close(self) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -143,8 +195,19 @@ class FolderCamera(_CameraBase):
         except ImageError as exc:
             raise CameraError(f"{self.name}: {exc}") from exc
 
+    def _small_frame(self) -> np.ndarray:
+        """The photo the next ``capture()`` gives, small (a folder camera's view does not use it up)."""
+        if not self._open:
+            self.open()
+        path = self._paths[self._index % len(self._paths)]
+        try:
+            return shrink(load_image(path))
+        except ImageError as exc:
+            raise CameraError(f"{self.name}: {exc}") from exc
+
     def close(self) -> None:
         self._open = False
+        self._preview = None
 
 
 class OpenCVCamera(_CameraBase):
@@ -264,6 +327,8 @@ class PiCamera(_CameraBase):
         """After open(): libcamera's sensor name (``imx708``, ``imx708_wide``...), when it gives one."""
         self.still: tuple[int, int] | None = None
         """After open(): the (width, height) of the stills this camera takes."""
+        self.lores: tuple[int, int] | None = None
+        """After open(): the (width, height) of its small stream (:func:`lores_size` of the still)."""
         self._cam: Any = None
         self.focused: bool | None = None
         """After open(): True/False whether the autofocus cycle succeeded, None for a fixed-focus module."""
@@ -290,7 +355,12 @@ class PiCamera(_CameraBase):
             # "RGB888" in picamera2 is laid out B, G, R in memory: exactly OpenCV's BGR.
             size = tuple(self.size or still_size(tuple(cam.sensor_resolution)))
             self.still = (int(size[0]), int(size[1]))
-            config = cam.create_still_configuration(main={"format": "RGB888", "size": size})
+            # The small stream (lores, YUV420: what every Pi's ISP gives there) runs in the same
+            # configuration, so the live view never switches the camera's mode.
+            self.lores = lores_size(self.still)
+            config = cam.create_still_configuration(
+                main={"format": "RGB888", "size": size}, lores={"format": "YUV420", "size": self.lores}
+            )
             cam.configure(config)
             cam.start()
             self._settle(cam)
@@ -339,6 +409,29 @@ class PiCamera(_CameraBase):
             self.close()
             raise CameraError(f"{self.name} returned an unusable picture (shape {shape}); retry")
         return np.ascontiguousarray(frame[:, :, :3])
+
+    preview_gap = 0.0  # the lores stream runs with the camera: every frame asked for is a new one
+
+    def _small_frame(self) -> np.ndarray:
+        """The running camera's next lores frame (YUV420, its grey plane on top), as BGR."""
+        if self._cam is None:
+            self.open()
+        try:
+            frame = self._cam.capture_array("lores")
+        except Exception as exc:
+            self.close()
+            raise CameraError(
+                f"{self.name} stopped responding ({exc}); check the ribbon cable and retry"
+            ) from exc
+        w, h = self.lores or (0, 0)
+        if not isinstance(frame, np.ndarray) or frame.ndim != 2 or frame.shape[0] < h * 3 // 2 or not w:
+            shape = getattr(frame, "shape", None)
+            raise CameraError(f"{self.name} returned an unusable small frame (shape {shape}); retry")
+        import cv2
+
+        if frame.shape[1] != w:  # rows padded to the ISP's stride: the colour planes lie otherwise
+            return cv2.cvtColor(np.ascontiguousarray(frame[:h, :w]), cv2.COLOR_GRAY2BGR)
+        return cv2.cvtColor(np.ascontiguousarray(frame[: h * 3 // 2]), cv2.COLOR_YUV2BGR_I420)
 
     @staticmethod
     def _close_quietly(cam: Any) -> None:

@@ -143,6 +143,13 @@ class FakePicamera2:
         self.calls.append(f"capture_array:{name}")
         if self.fail_on == "capture":
             raise RuntimeError("Camera frontend has timed out!")
+        if name == "lores":  # YUV420: the grey plane, then the two colour planes (a blue-grey picture)
+            assert self.config is not None, "lores asked for before configure()"
+            w, h = self.config["lores"]["size"]
+            yuv = np.full((h * 3 // 2, w), 128, dtype=np.uint8)
+            yuv[:h] = 90
+            yuv[h : h + h // 4] = 170  # U: towards blue
+            return yuv
         frame = np.zeros(self.frame_shape, dtype=np.uint8)
         frame[..., 0] = 200  # blue channel first: picamera2's RGB888 is B, G, R in memory
         return frame

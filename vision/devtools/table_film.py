@@ -331,3 +331,74 @@ def piles_film(
         film.shots.append(Shot(f"laying {i + 1}", 3, laid, hands=1))
     film.shots.append(Shot("still", 8, laid, laid=True))
     return film
+
+
+def laying_film(
+    hands: Sequence[Sequence[str]],
+    seats: Sequence[tuple[float, float]],
+    centre: tuple[float, float] = (0.5, 0.5),
+    surface: str = "felt",
+    seed: int = 0,
+    fps: float = 4.0,
+) -> Film:
+    """A short film for the kiosk's demo: the table cleared and still (the watcher learns it, and is armed
+    again after an earlier round), the hands laid seat by seat, hands still touching them, the still table."""
+    seats = tuple(seats)
+    film = Film(seats, centre, fps=fps, surface=surface, seed=seed)
+    film.shots.append(Shot("cleared", 7, ()))
+    laid: tuple[Card, ...] = ()
+    for i, (seat, hand) in enumerate(zip(seats, hands, strict=True)):
+        laid = laid + _hand_cards(seat, centre, hand)
+        film.shots.append(Shot(f"laying {i + 1}", 1, laid, hands=1))
+    film.shots.append(Shot("touching", 2, laid, hands=2, laid=True))
+    film.shots.append(Shot("still", 12, laid, laid=True))
+    return film
+
+
+class FilmCamera:
+    """A camera (:class:`vision.cameras.Camera`) that plays a film, for the kiosk's demo: each
+    ``preview()`` is the film's next frame (the last one held once it has played), ``capture()`` the
+    moment's frame enlarged to a still. Never used by the kiosk itself."""
+
+    name = "scripted table"
+    preview_gap = 0.0
+
+    def __init__(self, film: Film | None = None) -> None:
+        self._frames: list[np.ndarray] = []
+        self._index = 0
+        if film is not None:
+            self.play(film)
+
+    def play(self, film: Film) -> None:
+        """Play ``film`` from its first frame on (its frames drawn now)."""
+        renderer = Renderer(film)
+        self._frames = [renderer.frame(i) for i in range(film.length)]
+        self._index = 0
+
+    @property
+    def at(self) -> int:
+        """The frame the last ``preview()`` gave."""
+        return max(0, min(self._index, len(self._frames)) - 1)
+
+    def open(self) -> None:
+        pass
+
+    def preview(self) -> np.ndarray:
+        if not self._frames:
+            raise RuntimeError("no film to play")
+        frame = self._frames[min(self._index, len(self._frames) - 1)]
+        self._index += 1
+        return frame
+
+    def capture(self) -> np.ndarray:
+        frame = self._frames[self.at] if self._frames else np.zeros((216, 384, 3), np.uint8)
+        return cv2.resize(frame, (frame.shape[1] * 4, frame.shape[0] * 4), interpolation=cv2.INTER_LINEAR)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> FilmCamera:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass

@@ -175,6 +175,7 @@ class TableWatcher:
         self._still_since: float | None = None
         self._last: np.ndarray | None = None
         self._armed = True
+        self._read_next = False  # the next still table is the one read (read_now)
         self._settled_seen = False  # the current still spell was already judged (after still_s)
 
     @property
@@ -183,10 +184,13 @@ class TableWatcher:
         return self._armed
 
     def read_now(self) -> None:
-        """The table as it lies now was read (the players tapped Scan): read it again only after it
-        changes."""
+        """The table as it lies now was read (the players tapped Scan): the table as it next holds still is
+        taken as the one read (hands may still be over it now), and read again only after it changes."""
         self._armed = False
-        self._read = self._last
+        if self._settled_seen and self._still_since is not None:  # still now: this is the table read
+            self._read, self._read_next = self._last, False
+        else:
+            self._read, self._read_next = None, True
 
     def _layout(self, shape: tuple[int, int]) -> None:
         h, w = shape
@@ -275,8 +279,11 @@ class TableWatcher:
                 self._armed = True
                 cards = [0.0] * len(cards)
                 seated = tuple(False for _ in seated)
+            elif self._read_next:
+                self._read = small
             elif not self._armed and self._read is not None and self._differs(small, self._read):
                 self._armed = True  # the table changed since it was read
+            self._read_next = False
         if not self._armed:
             state = WatchState.READ
         elif not all(seated):
