@@ -19,29 +19,36 @@ screen.
 from __future__ import annotations
 
 import contextlib
-import gc
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scorer import CARD_CODES, Card, Rank, Suit
 from ui.i18n import N_, _, ngettext, num
 from ui.logic.card_words import JOKER as JOKER
 from ui.logic.card_words import SUIT_SIGNS as SUIT_SIGNS
 from ui.logic.card_words import card_label as card_label
+from ui.logic.reading_process import ReadingProcess
 from ui.logic.rule_messages import explain_photo
 
+# What a scan gives (ui.logic.scanned), named here too for the screens and flows that take it from the scan.
+from ui.logic.scanned import PICKER_RANKS as PICKER_RANKS
+from ui.logic.scanned import PICKER_SUITS as PICKER_SUITS
+from ui.logic.scanned import RED_SUITS as RED_SUITS
+from ui.logic.scanned import Box as Box
+from ui.logic.scanned import CardPicker as CardPicker
+from ui.logic.scanned import HandCard as HandCard
+from ui.logic.scanned import ScanResult as ScanResult
+from ui.logic.scanned import fit_for_display as fit_for_display
+from ui.logic.scanned import normalize_code as normalize_code
+from ui.logic.scanned import reading_to_scan as reading_to_scan
+
 if TYPE_CHECKING:  # vision (numpy, ONNX Runtime) is imported when the detector loads, not at start-up
-    from vision.base.types import CardReading
     from vision.cameras import Camera
     from vision.runtimes.protocols import Detector
 
-Box = tuple[float, float, float, float]
-DISPLAY_SIDE = 1280  # the long side of the photo as the screen shows it (ScanResult.preview)
 SCREEN_WAIT = 0.25  # at most this long (s) a photo waits for the screen to draw the reading's words
 
 
@@ -64,339 +71,6 @@ PHASE_TEXT = {
 }
 
 
-@dataclass(frozen=True)
-class HandCard:
-    """One card of a hand as shown on screen: from a scan (with its box) or typed/fixed by a player."""
-
-    code: str
-    confidence: float | None = None
-    uncertain: bool = False
-    box: Box | None = None
-    alternatives: tuple[str, ...] = ()
-    fixed: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "code": self.code,
-            "confidence": self.confidence,
-            "uncertain": self.uncertain,
-            "box": list(self.box) if self.box else None,
-            "alternatives": list(self.alternatives),
-            "fixed": self.fixed,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> HandCard:
-        box = data.get("box")
-        return cls(
-            code=str(data["code"]),
-            confidence=data.get("confidence"),
-            uncertain=bool(data.get("uncertain", False)),
-            box=(float(box[0]), float(box[1]), float(box[2]), float(box[3])) if box else None,
-            alternatives=tuple(data.get("alternatives", ())),
-            fixed=bool(data.get("fixed", False)),
-        )
-
-    def fixed_as(self, code: str) -> HandCard:
-        """This card as confirmed (or corrected) by a player: same box, new code, no longer in doubt."""
-        return HandCard(code, self.confidence, self.uncertain, self.box, self.alternatives, True)
-
-    @property
-    def needs_look(self) -> bool:
-        """Uncertain and not yet confirmed by a player."""
-        return self.uncertain and not self.fixed
-
-
-@dataclass(frozen=True)
-class ScanResult:
-    """What one scan produced. ``error`` is set when the camera failed (no photo) or the cards could not be
-    read (photo kept). ``groups`` are the detector's hands (index tuples into ``cards``)."""
-
-    target: str
-    cards: tuple[HandCard, ...] = ()
-    groups: tuple[tuple[int, ...], ...] = ()
-    width: int = 0
-    height: int = 0
-    ms: float = 0.0
-    jpeg: bytes | None = field(default=None, repr=False)
-    image: Any = field(default=None, repr=False)
-    preview: Any = field(default=None, repr=False)  # the photo fitted for the screen (fit_for_display)
-    camera: str = ""
-    error: str | None = None
-    camera_failed: bool = False
-
-    def photo_jpeg(self) -> bytes | None:
-        """The photo as JPEG bytes for the record: ``jpeg`` when given, else the photo taken, encoded now
-        (the slow part of keeping a scan, done after its result is on screen); None without a photo."""
-        if self.jpeg is not None or self.image is None:
-            return self.jpeg
-        return _encode_jpeg(self.image)
-
-    def detected_json(self) -> dict[str, Any]:
-        return {
-            "cards": [c.to_dict() for c in self.cards],
-            "groups": [list(g) for g in self.groups],
-            "width": self.width,
-            "height": self.height,
-            "ms": round(self.ms, 1),
-            "camera": self.camera,
-            "error": self.error,
-        }
-
-
-# -- the card picker -----------------------------------------------------------------------------------
-
-PICKER_RANKS: tuple[str, ...] = tuple(r.value for r in Rank)
-PICKER_SUITS: tuple[str, ...] = tuple(s.value for s in Suit)
-RED_SUITS = frozenset({"H", "D"})
-
-
-def normalize_code(text: str) -> str:
-    """The canonical code of a typed card (``ts`` -> ``10S``); ScorerError naming the bad text."""
-    return Card.parse(text.strip()).code
-
-
-@dataclass
-class CardPicker:
-    """The tap-to-fix picker: 13 ranks x 4 suits + joker. Pick a rank then a suit (or the joker)."""
-
-    rank: str | None = None
-    suit: str | None = None
-
-    def start(self, code: str | None) -> None:
-        if code and code != JOKER:
-            self.rank, self.suit = code[:-1], code[-1]
-        else:
-            self.rank, self.suit = None, None
-
-    def tap_rank(self, rank: str) -> str | None:
-        if rank not in PICKER_RANKS:
-            raise ValueError(f"unknown rank {rank!r}")
-        self.rank = rank
-        return self.code
-
-    def tap_suit(self, suit: str) -> str | None:
-        if suit not in PICKER_SUITS:
-            raise ValueError(f"unknown suit {suit!r}")
-        self.suit = suit
-        return self.code
-
-    @property
-    def code(self) -> str | None:
-        if self.rank and self.suit:
-            code = self.rank + self.suit
-            return code if code in CARD_CODES else None
-        return None
-
-
-# -- the reading process ----------------------------------------------------------------------------------
-
-
-def _serve(conn: Any, model_path: Path | None) -> None:
-    """The reading process: load the kiosk's detector, then read each photo sent, telling each step."""
-    try:
-        from vision.pipeline import read_cards
-        from vision.reading.detector import detector_for_runtime, reporting_steps
-
-        detector = detector_for_runtime(model_path=model_path).load()
-    except Exception as exc:  # noqa: BLE001 - the kiosk reads in its own process instead
-        conn.send(("failed", str(exc)))
-        return
-    gc.collect()  # the loaded detector's objects are left out of later full collections (as in the kiosk)
-    gc.freeze()
-    conn.send(("ready", None))
-    photos = _SharedPhotos()
-    try:
-        while True:
-            try:
-                request = conn.recv()
-            except (EOFError, OSError):  # the kiosk is gone (even killed): so is its reader
-                return
-            if request is None:
-                return
-            photo, n_hands, decks = request
-            try:
-                image = photos.view(photo)
-                with reporting_steps(detector, lambda name: conn.send(("step", name))):
-                    reading = read_cards(image, detector, n_hands=n_hands, decks=decks)
-            except Exception as exc:  # noqa: BLE001 - said to the kiosk, which shows it
-                conn.send(("error", exc))
-                continue
-            finally:
-                image = None  # the shared block is the kiosk's again once it has the answer
-            conn.send(("done", reading))
-    finally:
-        photos.close()
-
-
-class _SharedPhotos:
-    """The reading process's side of the photos shared with the kiosk: a request names a block of shared
-    memory, its shape and type (or, where the kiosk could not share one, carries the photo itself); the
-    block is opened once and kept until the kiosk names another."""
-
-    def __init__(self) -> None:
-        self._block: Any = None
-
-    def view(self, photo: Any) -> Any:
-        """The photo as an array: a view of the shared block, or the photo sent."""
-        if not isinstance(photo, tuple):
-            return photo
-        from multiprocessing import shared_memory
-
-        import numpy as np
-
-        name, shape, dtype = photo
-        if self._block is None or self._block.name != name:
-            self.close()
-            self._block = shared_memory.SharedMemory(name=name)
-        return np.ndarray(shape, np.dtype(dtype), buffer=self._block.buf)
-
-    def close(self) -> None:
-        block, self._block = self._block, None
-        if block is not None:
-            with contextlib.suppress(BufferError):  # a view still held: the mapping goes with the process
-                block.close()
-
-
-class ReadingProcess:
-    """The card reader in a process of its own, holding its own detector: the reading's Python work and
-    the kiosk's screen do not take turns (one interpreter lock each). Measured in the kiosk against the
-    worker thread, alternating scans (docs/vision.md). Started in the background; ``read`` is used only once
-    it is ready, and a process that fails or dies leaves the reading to the kiosk's own detector."""
-
-    def __init__(self, model_path: Path | None) -> None:
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")  # a fresh interpreter: no Kivy, no threads copied
-        self._conn, child = context.Pipe()
-        self._process = context.Process(
-            target=_serve, args=(child, model_path), name="tabletally-reader", daemon=True
-        )
-        self._process.start()
-        child.close()
-        self.state = "starting"  # then "ready", or "failed" (the kiosk reads in its own process)
-        self._lock = threading.Lock()  # one reading at a time
-        self._state_lock = threading.Lock()
-        self._block: Any = None  # the shared memory the photos go across in (_shared)
-
-    @property
-    def ready(self) -> bool:
-        """Whether the process has its detector loaded and is alive (any thread; never waits)."""
-        with self._state_lock:
-            if self.state == "starting" and self._conn.poll():
-                try:
-                    kind, _detail = self._conn.recv()
-                except (EOFError, OSError):
-                    kind = "failed"
-                self.state = "ready" if kind == "ready" else "failed"
-        return self.state == "ready" and self._process.is_alive()
-
-    def read(
-        self, image: Any, n_hands: int | None, decks: int | None, step: Callable[[str], None]
-    ) -> CardReading:
-        """Read ``image`` in the process, ``step`` told each step; its error raised here. The photo goes
-        across in shared memory (one copy, no pickling through the pipe), or through the pipe where none
-        can be made. A process that dies raises RuntimeError and is not used again."""
-        with self._lock:
-            try:
-                self._conn.send((self._shared(image), n_hands, decks))
-                while True:
-                    kind, detail = self._conn.recv()
-                    if kind == "step":
-                        step(detail)
-                    elif kind == "done":
-                        return detail  # type: ignore[no-any-return]
-                    else:
-                        raise detail
-            except (EOFError, OSError, BrokenPipeError) as exc:
-                self.state = "failed"
-                raise RuntimeError("the card reader stopped") from exc
-
-    def _shared(self, image: Any) -> Any:
-        """``image`` copied into the block of shared memory the process reads (made, or made anew when a
-        larger photo comes), as the block's name, shape and type; the photo itself where no block can be
-        made (no shared memory on this system)."""
-        import numpy as np
-
-        try:
-            if self._block is None or self._block.size < image.nbytes:
-                from multiprocessing import shared_memory
-
-                self._free_block()
-                self._block = shared_memory.SharedMemory(create=True, size=max(1, image.nbytes))
-            np.ndarray(image.shape, image.dtype, buffer=self._block.buf)[...] = image
-        except Exception:  # noqa: BLE001 - no shared memory here, or not an array: the pipe carries it
-            return image
-        return (self._block.name, image.shape, image.dtype.str)
-
-    def _free_block(self) -> None:
-        block, self._block = self._block, None
-        if block is not None:
-            with contextlib.suppress(Exception):
-                block.close()
-            with contextlib.suppress(Exception):
-                block.unlink()
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._conn.send(None)
-        self._process.join(2)
-        if self._process.is_alive():
-            self._process.terminate()
-        self.state = "failed"
-        if self._lock.acquire(timeout=5):  # a reading still waiting on the dead process ends first
-            try:
-                self._free_block()
-            finally:
-                self._lock.release()
-
-
-# -- the scanner ------------------------------------------------------------------------------------------
-
-
-def fit_for_display(image: Any, max_side: int = DISPLAY_SIDE) -> Any:
-    """A BGR photo no larger than ``max_side`` on its long side (the screen shows a 12 MP still no better
-    than a 1280 px one); the photo itself when it is no larger."""
-    h, w = image.shape[:2]
-    scale = max_side / max(h, w)
-    if scale >= 1:
-        return image
-    import cv2
-
-    return cv2.resize(image, (int(w * scale), int(h * scale)), interpolation=cv2.INTER_AREA)
-
-
-def _encode_jpeg(image: Any) -> bytes | None:
-    import cv2
-
-    ok, buf = cv2.imencode(".jpg", image, [int(cv2.IMWRITE_JPEG_QUALITY), 90])
-    return bytes(buf) if ok else None
-
-
-def reading_to_scan(target: str, reading: CardReading, image: Any, camera: str) -> ScanResult:
-    """Turn a vision ``CardReading`` into a ScanResult."""
-    cards = tuple(
-        HandCard(
-            code=c.code,
-            confidence=float(c.confidence),
-            uncertain=bool(c.uncertain),
-            box=tuple(float(v) for v in c.box),  # type: ignore[arg-type]
-            alternatives=tuple(code for code, _ in c.alternatives),
-        )
-        for c in reading.cards
-    )
-    return ScanResult(
-        target=target,
-        cards=cards,
-        groups=tuple(tuple(h) for h in reading.hands),
-        width=int(reading.width),
-        height=int(reading.height),
-        ms=float(reading.ms),
-        image=image,
-        camera=camera,
-    )
-
-
 class Scanner:
     """Runs camera + detector off the UI thread. ``dispatch(fn)`` runs ``fn`` on the UI thread.
 
@@ -417,8 +91,10 @@ class Scanner:
         dispatch: Callable[[Callable[[], None]], None] | None = None,
         detector: Detector | None = None,
         after_frame: Callable[[Callable[[], None]], None] | None = None,
+        camera: Camera | None = None,
     ) -> None:
         self.camera_spec = camera_spec
+        self._given_camera = camera  # used instead of opening camera_spec (the demo's scripted table)
         self.model_path = model_path
         self._given_detector = detector  # e.g. a vision.runtimes.fake.FakeDetector; else the model_path one
         self.deck_loader: Callable[[Any], Any] | None = None  # detector -> a taught deck (Settings), or None
@@ -558,6 +234,20 @@ class Scanner:
     def photo(self) -> Any:
         """A photo from the kept camera (call off the UI thread); the camera's error when it fails."""
         return self._capture()[0]
+
+    def frame(self) -> Any:
+        """A small BGR frame of what the kept camera sees now (its small stream, ``Camera.preview``: on the
+        Pi the running camera's lores stream), for the live view and the table watcher. Call off the UI
+        thread; the camera's error when it fails (it is then opened again next time)."""
+        with self._camera_lock:
+            camera = self._kept_camera()
+            try:
+                return camera.preview()
+            except Exception:
+                self._camera, self._camera_for = None, ""
+                with contextlib.suppress(Exception):
+                    camera.close()
+                raise
 
     def release_camera(self) -> None:
         """Close the kept camera (the game is over, or the kiosk closes); the next scan opens it again."""
@@ -713,6 +403,9 @@ class Scanner:
         """The open camera for ``camera_spec`` (call with ``_camera_lock`` held): the kept one, else newly
         opened; the one it replaces is closed once the new one is open."""
         spec = self.camera_spec
+        if self._given_camera is not None:
+            self._camera, self.camera_name = self._given_camera, self._given_camera.name
+            return self._given_camera
         if self._camera is None or self._camera_for != spec:
             from vision.cameras import open_camera
 
