@@ -52,6 +52,7 @@ demo: $(STAMP) catalogs   # screenshots/ in English, screenshots/ne and screensh
 	$(BIN)/python -m ui.devtools.demo --out screenshots
 	$(BIN)/python -m ui.devtools.demo --out screenshots/ne --language ne
 	$(BIN)/python -m ui.devtools.demo --out screenshots/hi --language hi
+	$(BIN)/python -m ui.devtools.readme_shots screenshots docs/images
 
 synth: $(STAMP)
 	$(BIN)/python -m models.training.data.synth --out datasets/synth --count 3200 --val-count 400 --seed 1   # as models/train.yaml draws it

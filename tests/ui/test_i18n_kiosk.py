@@ -103,3 +103,19 @@ def test_devanagari_digits_reach_every_screen(seen: dict[str, Any]) -> None:
             if re.search("[0-9]", shown):
                 western[f"{screen}: {text!r}"] = shown
     assert western == {}
+
+
+@pytest.mark.parametrize("lang", ["en", "ne", "hi"])
+def test_no_player_screen_shows_a_technician_s_word(seen: dict[str, Any], lang: str) -> None:
+    """No path, flag, environment variable, "px", "model", "ONNX", "NCNN", "engine" or "database" on any
+    screen the walk shows (the technician's page in Settings is not one of them)."""
+    from ui.devtools.face import technician_words
+
+    found = {
+        f"{key}: {text!r}": technician_words(text)
+        for key, texts in seen.items()
+        if key.split("/")[0] == lang
+        for text in texts
+        if technician_words(text)
+    }
+    assert found == {}

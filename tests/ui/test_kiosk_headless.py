@@ -7,6 +7,7 @@ These start Kivy in subprocesses (one window per process), so they are marked sl
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -34,6 +35,16 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
     assert result["ok"] and result["games"] == 2
     assert result["small_targets"] == [], "touch targets under 48 px or off screen"
     assert result["cut_text"] == [], "text cut, shortened or running out of its box"
+    # The face (issue 62): players' words only, every label at 4.5:1 or more, the running totals' drawn
+    # digits readable from a chair, the check screen's photo big enough to check.
+    face = result["face"]
+    assert face["player_words"] == [], "technician's words on a player's screen"
+    assert face["low_contrast"] == [], "labels under 4.5:1 against what they are drawn on"
+    assert face["totals_glyph_px"] >= (52 if size == "landscape" else 82)
+    assert face["photo_px"] >= (320 if size == "landscape" else 700)
+    texts = json.loads((out / size / "texts.json").read_text(encoding="utf-8"))
+    assert {"shot", "screen", "text", "font_px", "box"} <= set(texts[0])
+    assert {t["screen"] for t in texts} >= {"jhyap_round", "scores", "game_over", "settings", "technician"}
     # Every screen was saved, at the asked size.
     shots = sorted((out / size).glob("*.png"))
     names = {p.name.split("-", 1)[1] for p in shots}

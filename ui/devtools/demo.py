@@ -143,6 +143,10 @@ class Driver:
         self.small_targets: list[str] = []
         self.cut_text: list[str] = []
         self.settle = 0.0  # seconds the next step must wait for this tap to take effect
+        self.texts: list[dict[str, Any]] = []  # every visible label of every screenshot (texts.json)
+        self.glyphs: list[int] = []  # the drawn height of each running total between rounds
+        self.photo_px: list[float] = []  # the check screen's photo, drawn width
+        self.player_words: list[str] = []  # technician's words found on a player's screen
 
     def timed(self, what: str, seconds: float) -> None:
         self.timings.setdefault(what, []).append(round(seconds * 1000, 1))
@@ -298,7 +302,59 @@ class Driver:
         written = Window.screenshot(name=str(self.out / "shot.png"))
         if written:
             os.replace(written, target)
+        self.measure(target.name)
         step(f"screenshot {target.name}")
+
+    def screen_name(self) -> str:
+        """The screen a screenshot shows: the app's, or the technician's page when that sheet is open."""
+        name: Any = getattr(self.app.sheet, "screen_name", None) if self.app.sheet is not None else None
+        return str(name) if name else str(self.app.current)
+
+    def measure(self, shot: str) -> None:
+        """What the face shows on this screenshot: every visible label (words, size, box, contrast), the
+        running totals' drawn digits between rounds, the check screen's photo width, and technician's
+        words on a player's screen."""
+        from ui.devtools.face import (
+            TECHNICIAN_SCREENS,
+            glyph_height,
+            label_entry,
+            photo_width,
+            technician_words,
+            visible_labels,
+        )
+        from ui.widgets.photo import PhotoView
+
+        screen = self.screen_name()
+        labels = list(visible_labels(self.widgets()))
+        for w in labels:
+            entry = label_entry(w, shot, screen)
+            self.texts.append(entry)
+            if screen not in TECHNICIAN_SCREENS:
+                for word in technician_words(entry["text"]):
+                    self.player_words.append(f"{shot}: {word!r} in {entry['text']!r}")
+            if getattr(w, "hero_total", False) and self.app.sheet is None:
+                height = glyph_height(w)
+                if height:
+                    self.glyphs.append(height)
+        if screen in ("jhyap_round", "seep_deal") and self.app.sheet is None:
+            for w in self.widgets():
+                if isinstance(w, PhotoView) and w.on_photo is not None and w.photo_size[0]:
+                    self.photo_px.append(round(photo_width(w), 1))
+
+    def face(self) -> dict[str, Any]:
+        """The summary of the face's measures (the RESULT line carries it)."""
+        checked = [t for t in self.texts if not t["disabled"]]
+        low = sorted(
+            {f"{t['shot']}: {t['text'][:40]!r} {t['contrast']}" for t in checked if t["contrast"] < 4.5}
+        )
+        return {
+            "texts": len(self.texts),
+            "totals_glyph_px": min(self.glyphs) if self.glyphs else None,
+            "photo_px": min(self.photo_px) if self.photo_px else None,
+            "contrast_min": min((t["contrast"] for t in checked), default=None),
+            "low_contrast": low,
+            "player_words": self.player_words,
+        }
 
 
 def text_fit_problem(label: Any) -> str | None:
@@ -435,7 +491,7 @@ def play_round(
     if number == 2:
         # The camera is unplugged: the scan says so and offers a retry; plugged back in, the retry works.
         real_camera = app.camera_override
-        app.camera_override = "folder:/nonexistent/camera"
+        app.camera_override = "webcam:9"  # no such camera: what a family sees when it is unplugged
         yield from d.press("scan-table")
         yield from wait_idle(app)
         yield from d.shot("camera-failed")
@@ -571,7 +627,9 @@ def full_demo(d: Driver, app: Any) -> Script:
     yield from d.press("back", "settings")
     yield from d.shot("settings")
     yield from share_settings(d, app)
-    yield from d.press("back")
+    yield from d.press("technician")
+    yield from d.shot("technician")
+    yield from d.press("technician-back", "back")
     yield from d.shot("home")
 
 
@@ -1168,7 +1226,15 @@ def run_in_process(args: argparse.Namespace) -> int:
     Clock.schedule_once(advance, 0.3)
     app.run()
     game_count = len(store.games())
+    face = driver.face()
+    if out is not None:
+        (out / "texts.json").write_text(
+            json.dumps(driver.texts, ensure_ascii=False, indent=0), encoding="utf-8"
+        )
     outcome.update(
+        face=face,
+        totals_glyph_px={args.size: face["totals_glyph_px"]},
+        player_words=face["player_words"],
         size=args.size,
         taps=driver.taps,
         timings=driver.timings,
@@ -1214,6 +1280,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.size != "both":
         return run_in_process(args)
     status = 0
+    faces: dict[str, dict[str, Any]] = {}
     for size in SIZES:
         cmd = [sys.executable, "-m", "ui.devtools.demo", "--size", size, "--script", args.script]
         for flag in ("out", "camera", "model", "language"):
@@ -1223,12 +1290,26 @@ def main(argv: list[str] | None = None) -> int:
         if args.data_dir:
             cmd += ["--data-dir", str(Path(args.data_dir) / size)]
         print(f"== {size}: {' '.join(cmd)}", flush=True)
-        status |= subprocess.call(cmd)
+        run = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+        sys.stdout.write(run.stdout)
+        status |= run.returncode
+        results = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
+        if results:
+            faces[size] = json.loads(results[-1][len("RESULT ") :]).get("face", {})
     if args.out and args.script == "full":  # the phones' page in a real browser, 360x740 and 740x360
         cmd = [sys.executable, "-m", "ui.devtools.shots", "--out", str(Path(args.out) / "phone")]
         cmd += ["--language", args.language]
         print(f"== phone: {' '.join(cmd)}", flush=True)
         status |= subprocess.call(cmd)
+    if faces:  # both sizes in one line: the totals' drawn digits, the photo, contrast, technician's words
+        summary = {
+            "totals_glyph_px": {s: f.get("totals_glyph_px") for s, f in faces.items()},
+            "photo_px": {s: f.get("photo_px") for s, f in faces.items()},
+            "contrast_min": {s: f.get("contrast_min") for s, f in faces.items()},
+            "low_contrast": [x for f in faces.values() for x in f.get("low_contrast", [])],
+            "player_words": [x for f in faces.values() for x in f.get("player_words", [])],
+        }
+        print("SUMMARY " + json.dumps(summary, ensure_ascii=False), flush=True)
     return status
 
 

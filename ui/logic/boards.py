@@ -81,6 +81,108 @@ def jhyap_board(log: dict[str, Any]) -> Board:
     )
 
 
+NEAR_OUT = 25  # a player this close to the elimination line (or closer) is marked as near going out
+
+
+@dataclass(frozen=True)
+class TotalTile:
+    """One player's running total as the screens between rounds show it, in seating order."""
+
+    name: str
+    colour: int  # the player's colour index (seating order), as the check screen outlines their cards
+    total: int
+    to_go: int  # points left before going out (0 once out)
+    last_points: int | None  # what the last round added (None before the first round, or once out)
+    out_round: int | None  # the round the player went out in
+    near_out: bool
+    deals: bool
+    starts: bool
+
+
+def out_rounds(state: Any) -> dict[str, int]:
+    """The round each eliminated player went out in."""
+    out: dict[str, int] = {}
+    for r in state.rounds:
+        for name in r.eliminated:
+            out.setdefault(name, r.number)
+    return out
+
+
+def total_tiles(log: dict[str, Any]) -> tuple[TotalTile, ...]:
+    """Every player's running total, the distance to going out, the last round's points, who deals and
+    who starts next, in seating order (each player finds their own place on the screen)."""
+    state = games.jhyap_state(log)
+    game = games.jhyap_game(log)
+    max_score = game.rules.max_score
+    out = out_rounds(state)
+    last = state.rounds[-1] if state.rounds else None
+    tiles = []
+    for i, p in enumerate(game.players):
+        total = state.totals[p]
+        gone = p in out
+        to_go = 0 if gone else max(0, max_score - total)
+        tiles.append(
+            TotalTile(
+                name=p,
+                colour=i,
+                total=total,
+                to_go=to_go,
+                last_points=last.points.get(p) if last is not None and p in last.points else None,
+                out_round=out.get(p),
+                near_out=not gone and to_go <= NEAR_OUT,
+                deals=not state.finished and p == state.next_dealer,
+                starts=not state.finished and p == state.next_starter,
+            )
+        )
+    return tuple(tiles)
+
+
+def tile_notes(tile: TotalTile, short: bool = False) -> list[str]:
+    """The small words beside a player's big total, in two lines: out (and when), or how far from going
+    out; then the last round's points and whether they deal or start (``short``: the points alone, "+29",
+    where the tile is narrow)."""
+    if tile.out_round is not None:
+        return [_("Out in round {n}").format(n=num(tile.out_round))]
+    second = []
+    if tile.last_points is not None:
+        points = f"+{num(tile.last_points)}"
+        second.append(points if short else _("last round {points}").format(points=points))
+    if tile.deals:
+        second.append(_("deals"))
+    if tile.starts:
+        second.append(_("starts"))
+    return [_("{n} to go").format(n=num(tile.to_go)), "  ".join(second)]
+
+
+@dataclass(frozen=True)
+class TeamTile:
+    """A Seep team between deals: its players, its lead in points (0 when behind or level) and baazis."""
+
+    team: str
+    players: tuple[str, ...]
+    lead: int
+    baazis: int
+    last_points: int | None
+    deals: bool
+
+
+def team_tiles(log: dict[str, Any]) -> tuple[TeamTile, ...]:
+    state = games.seep_state(log)
+    last = state.deals[-1] if state.deals else None
+    dealer = seep_dealer(log, len(state.deals) + 1)
+    return tuple(
+        TeamTile(
+            team=t,
+            players=tuple(log["teams"][t]),
+            lead=state.lead.points if state.lead.team == t else 0,
+            baazis=state.baazis[t],
+            last_points=last.points[t] if last else None,
+            deals=dealer in log["teams"][t],
+        )
+        for t in log["teams"]
+    )
+
+
 def team_name(log: dict[str, Any], team: str) -> str:
     return " & ".join(log["teams"][team])
 
@@ -298,6 +400,36 @@ def game_stats(log: dict[str, Any]) -> GameStats:
     else:
         headline = _("The baazis are level")
     return GameStats(winner, headline, tuple(facts))
+
+
+@dataclass(frozen=True)
+class FinalLine:
+    """A player's line in the game-over table: place by finish, final total, the round they went out in."""
+
+    place: int
+    name: str
+    colour: int
+    total: int
+    out_round: int | None
+    winner: bool
+
+
+def final_table(log: dict[str, Any]) -> tuple[FinalLine, ...]:
+    """Every Jhyap player by finish: the winner, then those still in (lowest total first), then those who
+    went out, the last to go first (players out in the same round by their totals)."""
+    state = games.jhyap_state(log)
+    players = list(log["players"])
+    out = out_rounds(state)
+    last_round = len(state.rounds) + 1
+
+    def key(p: str) -> tuple[int, int, int]:
+        return (0 if p == state.winner else 1, -out.get(p, last_round), state.totals[p])
+
+    order = sorted(players, key=key)
+    return tuple(
+        FinalLine(place, p, players.index(p), state.totals[p], out.get(p), p == state.winner)
+        for place, p in enumerate(order, 1)
+    )
 
 
 def seep_winner(log: dict[str, Any]) -> str | None:

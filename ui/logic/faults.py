@@ -162,7 +162,9 @@ def problem_for(exc: StoreError, data_dir: Path, in_game: bool = False) -> Probl
             )
             actions = (Action.DELETE_PHOTOS, *again)
         else:
-            lines.append(_("Copy the record to another computer and free some space on the card."))
+            lines.append(
+                _("Ask whoever set up this TableTally to make room on the card; tonight's scores are safe.")
+            )
         return Problem(fault, _("The SD card is full"), tuple(lines), actions, path)
     if fault is Fault.READ_ONLY:
         folder = path if path.is_dir() else path.parent

@@ -18,6 +18,7 @@ from kivy.uix.label import Label
 from ui.design import GOOD, MUTED, TEXT, TOUCH, WARN, font, holder_colour
 from ui.i18n import _, ngettext, num
 from ui.logic.camera_check import CameraCheck, needs_check, opens_at_start, remember
+from ui.logic.scan import card_label
 from ui.screens.base import Base
 from ui.widgets.basic import AutoLbl, Btn, Lbl, hbox, scroller, split_body, vbox
 from ui.widgets.photo import PhotoView
@@ -79,6 +80,7 @@ class CheckPhoto(PhotoView):
                 size=(2 * r, 2 * r),
                 pos=(x - r, y - r),
             )
+            number.bg_colour = holder_colour(i)
             with number.canvas.before:
                 Color(*holder_colour(i))
                 Ellipse(pos=number.pos, size=number.size)
@@ -86,6 +88,9 @@ class CheckPhoto(PhotoView):
                 Line(circle=(x, y, r), width=dp(1.2))
             self.add_widget(number)
             self._numbers.append(number)
+        for tag in list(self._labels):  # the cards' tags over the seat dots: a dot never hides a card's name
+            self.remove_widget(tag)
+            self.add_widget(tag)
 
 
 class CameraCheckScreen(Base):
@@ -241,7 +246,13 @@ class CameraCheckScreen(Base):
             h, w = c.image.shape[:2]
             owners = c.seat_of_cards()
             photo.boxes = [
-                (i, max(card.boxes, key=_area), card.code, "ok", holder_colour(owners[i] if owners else 0))
+                (
+                    i,
+                    max(card.boxes, key=_area),
+                    card_label(card.code),
+                    "ok",
+                    holder_colour(owners[i] if owners else 0),
+                )
                 for i, card in enumerate(c.cards)
             ]
             photo.set_image(c.image, w, h)

@@ -69,6 +69,7 @@ class CardTile(Label):
             valign="middle",
             **kw,
         )
+        self.bg_colour = PAPER
         with self.canvas.before:
             self._edge = Color(*(WARN if note else PAPER))
             self._rim = RoundedRectangle(radius=[dp(5)])

@@ -1,4 +1,4 @@
-"""Home: new Jhyap or Seep game, carry on an unfinished one, Tonight, Settings."""
+"""Home: new Jhyap or Seep game, carry on an unfinished one, tonight's standings, Tonight, Settings."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from ui.design import (
     landscape,
 )
 from ui.i18n import LANGUAGES, _, language, ngettext, num
-from ui.logic import games
+from ui.logic import boards, games
 from ui.screens.base import Base, short
 from ui.screens.nights import night_buttons
-from ui.widgets.basic import AutoLbl, Btn, Lbl, hbox, scroller, vbox
+from ui.widgets.basic import AutoLbl, Btn, Lbl, hbox, scroller, table, vbox
 
 
 class HomeScreen(Base):
@@ -98,5 +98,11 @@ class HomeScreen(Base):
                     color=MUTED,
                 )
             )
+        standings = boards.standings(tonight)
+        if standings:  # tonight's standings, under the games to carry on (portrait: the lower half)
+            resume.add_widget(AutoLbl(_("Tonight's standings"), "m", bold=True, color=MUTED))
+            rows = [[_("Player"), _("Played"), _("Won")]]
+            rows += [[s.name, num(s.played), num(s.won)] for s in standings]
+            resume.add_widget(table(rows, [3, 1.3, 1.1], bold_col=2))
         body.add_widget(scroller(resume))
         root.add_widget(body)

@@ -8,7 +8,7 @@ from typing import Any
 from kivy.metrics import dp
 from kivy.uix.widget import Widget
 
-from ui.design import MUTED, TOUCH, font, holder_colour, landscape
+from ui.design import GAP, MUTED, TOUCH, font, holder_colour, landscape
 from ui.i18n import _, num
 from ui.logic import boards, games
 from ui.logic.card_edit import TABLE_CARDS, Owner
@@ -21,6 +21,7 @@ from ui.logic.jhyap_round import TABLE
 from ui.screens.base import short
 from ui.screens.round_base import RoundScreen, hands_grid
 from ui.widgets.basic import AutoLbl, Btn, Lbl, Panel, Sheet, hbox, vbox
+from ui.widgets.totals import totals_board
 
 
 class JhyapRoundScreen(RoundScreen):
@@ -47,8 +48,11 @@ class JhyapRoundScreen(RoundScreen):
                 index=1,
             )
         root.add_widget(bar)
-        left = vbox(spacing=dp(6))
         busy = self.app.scanner.busy
+        if self.between_rounds(view):
+            self.build_totals(root, view, busy)
+            return
+        left = vbox(spacing=dp(6))
         if busy:
             left.add_widget(self.app.scan_status())
             left.add_widget(Widget())
@@ -74,9 +78,10 @@ class JhyapRoundScreen(RoundScreen):
         text, colour = self.status(view)
         status = AutoLbl(text, "s" if not landscape() else "xs", color=colour)
         left.add_widget(status)
+        # Scan and Seats beside Score round, under the hands: the photo keeps the left column's height.
+        bottom = hbox(size_hint_y=None, height=TOUCH)
         scan = None
         if flow.edit_position is None:
-            scan_row = hbox(size_hint_y=None, height=TOUCH)
             retry = bool(flow.message) and flow.table_scan is None
             label = _("Retry scan") if retry else (_("Scan again") if flow.table_scan else _("Scan table"))
             scan = Btn(
@@ -85,20 +90,20 @@ class JhyapRoundScreen(RoundScreen):
                 name="scan-table",
                 role="normal" if flow.table_scan else "primary",
                 font_size=font("s"),
+                size_hint_x=0.7,
             )
             scan.disabled = busy
-            scan_row.add_widget(scan)
-            scan_row.add_widget(
+            bottom.add_widget(scan)
+            bottom.add_widget(
                 Btn(
                     _("Seats"),
                     self.app.show_seats,
                     name="seats",
                     role="quiet",
-                    size_hint_x=0.5,
+                    size_hint_x=0.45,
                     font_size=font("s"),
                 )
             )
-            left.add_widget(scan_row)
         right = vbox(spacing=dp(6))
         right.add_widget(self.rows_widget(view, self.name_button))
         confirm = Btn(
@@ -109,15 +114,93 @@ class JhyapRoundScreen(RoundScreen):
             font_size=font("l"),
         )
         confirm.disabled = bool(problems) or busy
-        right.add_widget(confirm)
+        bottom.add_widget(confirm)
+        right.add_widget(bottom)
         self.layout_body(root, left, right)
         if not busy:
             self.keep_scan_parts(left, status, scan, confirm)
 
+    def between_rounds(self, view: CheckView) -> bool:
+        """Before this round's photo (no hand read or typed yet, not an edit): the totals are the screen."""
+        flow = self.kiosk.jhyap
+        return view.photo is None and flow.edit_position is None and not any(flow.hands.values())
+
+    def build_totals(self, root: Any, view: CheckView, busy: bool) -> None:
+        """Between rounds: every player's running total, big, with who deals and starts, the distance to
+        going out and the last round's points; under it the last round in a line, and Scan table. Tapping
+        a name makes that player the caller; tapping a total opens the hand's menu (type it, scan it)."""
+        flow = self.kiosk.jhyap
+        log = self.kiosk.log
+        board = totals_board(
+            boards.total_tiles(log), flow.active, flow.caller, self.pick_caller, self.owner_menu
+        )
+        root.add_widget(board)
+        root.add_widget(Widget())
+        left = vbox(spacing=dp(GAP), size_hint_y=None)
+        if busy:
+            left.add_widget(self.app.scan_status())
+            left.add_widget(Widget())
+        elif self.kiosk.game is not None and self.kiosk.game.entries:
+            result = boards.jhyap_round_result(log)
+            what = _("Round {n}: {what}").format(n=num(result.number), what=result.headline)
+            left.add_widget(AutoLbl(what, "s" if landscape() else "m", bold=True))
+        else:
+            left.add_widget(
+                AutoLbl(
+                    _("Lay every hand face up in front of its player, then scan the table."), "s", color=MUTED
+                )
+            )
+        text, colour = self.status(view)
+        status = AutoLbl(text, "xs" if landscape() else "s", color=colour)
+        left.add_widget(status)
+        scan_row = hbox(size_hint_y=None, height=TOUCH)
+        retry = bool(flow.message) and flow.table_scan is None
+        scan = Btn(
+            _("Retry scan") if retry else _("Scan table"),
+            lambda: self.app.scan(TABLE, len(flow.active), flow.decks),
+            name="scan-table",
+            role="primary",
+            font_size=font("l"),
+        )
+        scan.disabled = busy
+        scan_row.add_widget(scan)
+        scan_row.add_widget(
+            Btn(
+                _("Seats"),
+                self.app.show_seats,
+                name="seats",
+                role="quiet",
+                size_hint_x=0.3,
+                font_size=font("s"),
+            )
+        )
+        if self.kiosk.game is not None and self.kiosk.game.entries:  # the last round: undo it, or see it
+            scan_row.add_widget(
+                Btn(_("Undo"), self.undo, role="quiet", name="undo", size_hint_x=0.3, font_size=font("s"))
+            )
+            scan_row.add_widget(
+                Btn(
+                    _("Details"),
+                    lambda: self.app.go("result"),
+                    role="quiet",
+                    name="details",
+                    size_hint_x=0.35,
+                    font_size=font("s"),
+                )
+            )
+        left.add_widget(scan_row)
+        left.bind(minimum_height=left.setter("height"))
+        root.add_widget(left)
+        if not busy:
+            self.keep_scan_parts(left, status, scan, None)
+
     def status(self, view: CheckView) -> tuple[str, Any]:
         flow = self.kiosk.jhyap
         problems = flow.problems()
-        ready = _("{caller} called. Score the round?").format(caller=flow.caller) if flow.caller else ""
+        if flow.edit_position is not None:
+            ready = _("{caller} called. Save the round?").format(caller=flow.caller) if flow.caller else ""
+        else:
+            ready = _("{caller} called. Score the round?").format(caller=flow.caller) if flow.caller else ""
         if flow.caller_guessed and not problems:
             ready = _("{caller} called? Tap another name if not, then score.").format(caller=flow.caller)
         text, colour = self.status_line(view, problems, ready)

@@ -8,7 +8,7 @@ from typing import Any
 from kivy.metrics import dp
 
 from ui.design import (
-    DANGER,
+    DANGER_TEXT,
     MUTED,
     TOUCH,
     font,
@@ -113,7 +113,7 @@ class NewGameScreen(Base):
             )
         )
         message = self.error or (form.problems()[0] if form.problems() else _("Ready: tap Start."))
-        side.add_widget(AutoLbl(message, "m", color=DANGER if self.error else MUTED))
+        side.add_widget(AutoLbl(message, "m", color=DANGER_TEXT if self.error else MUTED))
         body.add_widget(scroller(side))
         root.add_widget(body)
 
@@ -179,7 +179,7 @@ class NewGameScreen(Base):
 
 class RulesSheet(Sheet):
     def __init__(self, form: NewGameForm, on_close: Callable[[], None]) -> None:
-        super().__init__(_("Rules (the rules engine's defaults)"))
+        super().__init__(_("Rules"))
         self.form = form
         self.on_close = on_close
         self.rows = vbox(size_hint_y=None, spacing=0 if landscape() else dp(6))

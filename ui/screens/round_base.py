@@ -25,7 +25,7 @@ from kivy.uix.stencilview import StencilView
 from kivy.uix.widget import Widget
 
 from ui.design import (
-    DANGER,
+    DANGER_TEXT,
     MUTED,
     TEXT,
     TOUCH,
@@ -228,7 +228,7 @@ class RoundScreen(Base):
 
         box = vbox(spacing=dp(4))
         # The cards' width in a row: the window less the photo column, the name and the total.
-        chips_w = Window.width * (0.7 if landscape() else 1.0) - self.name_width() - dp(72) - dp(40)
+        chips_w = Window.width * (0.57 if landscape() else 1.0) - self.name_width() - dp(72) - dp(40)
         for i, row in enumerate(view.rows):
             widget = self.row_widget(row, i, name_button)
             per_line = max(1, int(chips_w // (FINGER + dp(4))))
@@ -347,7 +347,10 @@ class RoundScreen(Base):
         for k, (to, text) in enumerate(choices.move_to):
             colour: Sequence[float] = TEXT if to is TABLE_CARDS else holder_colour(view.row(to).colour)
             b: Any = Btn(
-                text, do(lambda t=to: flow.move_card(owner, index, t)), name=f"move-{k}", color=colour
+                text,
+                do(lambda t=to: flow.move_card(owner, index, t)),
+                name=f"move-{k}",
+                role="quiet",  # the player's colour on the panel's face (4.5:1 and more)
             )
             b.color = colour
             grid.add_widget(b)
@@ -428,7 +431,7 @@ class RoundScreen(Base):
         if flow.message and not self.app.scanner.busy:
             return flow.message, WARN
         if problems:
-            return problems[0], DANGER if view.photo is not None else MUTED
+            return problems[0], DANGER_TEXT if view.photo is not None else MUTED
         if view.doubtful:
             text = ngettext(
                 "{n} card marked ? : tap it to check, or score as read.",
@@ -439,7 +442,7 @@ class RoundScreen(Base):
         return ready_text, TEXT
 
     def layout_body(self, root: Any, left: Widget, right: Widget) -> None:
-        root.add_widget(split_body(left, right, sized=left, wide=0.34, tall=0.62))
+        root.add_widget(split_body(left, right, sized=left, wide=0.76, tall=1.1))
 
 
 def _chip_card(m: CardMark) -> HandCard:

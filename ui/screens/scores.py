@@ -1,4 +1,5 @@
-"""Scores: the running totals, who is out, the Seep lead and baazis, and the chart."""
+"""Scores: every running total big (the distance to going out, who is out and when, who deals and starts),
+the Seep lead and baazis as big, and the chart of totals by round under them."""
 
 from __future__ import annotations
 
@@ -6,73 +7,49 @@ from typing import Any
 
 from kivy.metrics import dp
 
-from ui.design import (
-    MUTED,
-    SERIES,
-    TOUCH,
-    font,
-    landscape,
-)
-from ui.i18n import _, ngettext, num
+from ui.design import GAP, SERIES, TOUCH, font, holder_colour, landscape
+from ui.i18n import _, num
 from ui.logic import boards, games
 from ui.screens.base import Base
 from ui.store import GameStatus
-from ui.widgets.basic import AutoLbl, Btn, Lbl, flow_layout, hbox, scroller, table, vbox
+from ui.widgets.basic import AutoLbl, Btn, Lbl, flow_layout, hbox, vbox
 from ui.widgets.chart import Chart
+from ui.widgets.totals import teams_board, totals_board
 
 
 class ScoreboardScreen(Base):
     def build(self, root: Any) -> None:
         log = self.kiosk.log
         board = boards.board(log)
-        root.add_widget(
-            self.top_bar(
-                _("Scores: {title}").format(title=board.title), back=(_("Back"), self.app.back_from_scores)
-            )
+        jhyap = board.kind == games.JHYAP
+        bar = self.top_bar(
+            _("Scores: {title}").format(title=board.title), back=(_("Back"), self.app.back_from_scores)
         )
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        left = vbox()
-        legend_colours = {}
-        if board.kind == games.JHYAP:
-            rows = [[_("Player"), _("Total"), _("To go"), ""]]
-            greyed = set()
-            for i, r in enumerate(board.rows, 1):
-                tag = (
-                    _("OUT")
-                    if r.eliminated
-                    else (_("deals") if r.is_dealer else (_("starts") if r.is_starter else ""))
+        if jhyap:
+            bar.add_widget(
+                Lbl(
+                    _("Out above {score}").format(score=num(board.max_score)),
+                    "s",
+                    halign="right",
+                    size_hint_x=0.6,
                 )
-                rows.append([r.name, num(r.total), "" if r.eliminated else num(r.to_go), tag])
-                if r.eliminated:
-                    greyed.add(i)
-            left.add_widget(
-                AutoLbl(_("Out above {score}.").format(score=num(board.max_score)), "s", color=MUTED)
             )
-            left.add_widget(scroller(table(rows, [2.6, 1.2, 1.2, 1.6], greyed, bold_col=1)))
+        root.add_widget(bar)
+        legend_colours: dict[str, Any] = {}
+        if jhyap:
+            hero = totals_board(boards.total_tiles(log), ())
             for i, name in enumerate(log["players"]):
-                legend_colours[name] = SERIES[i % len(SERIES)]
+                legend_colours[name] = holder_colour(i)
         else:
-            left.add_widget(AutoLbl(board.lead_text, "l", bold=True))
-            # One block per team (names wrap, nothing is cut): its baazis and its last deal.
-            facts = vbox(size_hint_y=None)
-            for i, t in enumerate(board.teams):
-                facts.add_widget(
-                    AutoLbl(" & ".join(t.players), "m", bold=True, color=SERIES[i % len(SERIES)])
-                )
-                line = ngettext("{n} baazi", "{n} baazis", t.baazis).format(n=num(t.baazis))
-                if t.last_points is not None:
-                    line += ", " + _("last deal {points}").format(points=num(t.last_points))
-                facts.add_widget(AutoLbl(line, "m"))
-            left.add_widget(scroller(facts))
+            hero = teams_board(boards.team_tiles(log), board.lead_text)
             for i, t in enumerate(board.teams):
                 legend_colours[" & ".join(t.players)] = SERIES[i % len(SERIES)]
-        body.add_widget(left)
-        right = vbox()
+        chart_box = vbox(spacing=dp(2))
         chart = Chart()
-        chart.limit = board.max_score if board.kind == games.JHYAP else 0
-        chart.x_unit = "round" if board.kind == games.JHYAP else "deal"
+        chart.limit = board.max_score if jhyap else 0
+        chart.x_unit = "round" if jhyap else "deal"
         chart.series = board.series
-        right.add_widget(chart)
+        chart_box.add_widget(chart)
         legend = flow_layout()
         for name, colour in legend_colours.items():
             legend.add_widget(
@@ -86,11 +63,19 @@ class ScoreboardScreen(Base):
                     bold=True,
                 )
             )
-        right.add_widget(legend)
-        body.add_widget(right)
-        root.add_widget(body)
+        chart_box.add_widget(legend)
+        if landscape() and not jhyap:
+            body = hbox(spacing=dp(GAP))
+            hero.size_hint_x = 0.9
+            body.add_widget(hero)
+            body.add_widget(chart_box)
+            root.add_widget(body)
+        else:  # the tiles take their height, the chart the rest
+            root.add_widget(hero)
+            root.add_widget(chart_box)
+        if not board.entries:
+            root.add_widget(AutoLbl(_("No rounds yet") if jhyap else _("No deals yet"), "s"))
         row = hbox(size_hint_y=None, height=TOUCH)
-        jhyap = board.kind == games.JHYAP
         if self.kiosk.game is not None and self.kiosk.game.status is GameStatus.PLAYING:
             undo = Btn(_("Undo last"), self.undo, role="quiet", name="undo", font_size=font("s"))
             undo.disabled = not board.entries

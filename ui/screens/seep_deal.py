@@ -9,7 +9,7 @@ from kivy.metrics import dp
 from kivy.uix.widget import Widget
 
 from ui.design import (
-    DANGER,
+    DANGER_TEXT,
     MUTED,
     TOUCH,
     WARN,
@@ -30,6 +30,7 @@ from ui.logic.seep_deal import BOTH, SeepDealFlow
 from ui.screens.base import short
 from ui.screens.round_base import RoundScreen
 from ui.widgets.basic import AutoLbl, Btn, Lbl, Panel, Sheet, hbox, vbox
+from ui.widgets.totals import teams_board
 
 
 class SeepDealScreen(RoundScreen):
@@ -63,6 +64,8 @@ class SeepDealScreen(RoundScreen):
             left.add_widget(Widget())
         elif view.photo is not None:
             left.add_widget(self.photo_widget(view))
+        elif not counted and flow.edit_position is None and log["deals"]:
+            left.add_widget(teams_board(boards.team_tiles(log), boards.board(log).lead_text))
         elif not counted:
             first, second = (" & ".join(m) for m in flow.teams.values())
             left.add_widget(
@@ -92,8 +95,8 @@ class SeepDealScreen(RoundScreen):
         scan_row.add_widget(
             Btn(_("Swap sides"), self.swap_halves, name="swap-halves", role="quiet", font_size=font("s"))
         )
-        left.add_widget(scan_row)
-        # Right: the sweeps during play, big; the piles once they are read.
+        # Right: the sweeps during play, big; the piles once they are read. Scan and Swap sides go under
+        # them, so the photo keeps the left column's height.
         if counted:
             right.add_widget(self.rows_widget(view, self.name_button))
         else:
@@ -104,13 +107,14 @@ class SeepDealScreen(RoundScreen):
                     header = _("{team}: {points} last deal").format(team=header, points=num(last.lines[k][3]))
                 right.add_widget(AutoLbl(header, "m", bold=True, color=holder_colour(k)))
                 right.add_widget(self.sweep_row(flow, team, k))
-            if last is not None:
-                right.add_widget(self.last_result())
+            if last is not None:  # the lead is on the left, big: here the way back to the last deal
+                right.add_widget(self.undo_and_details())
             right.add_widget(Widget())
         problems = flow.problems()
         text, colour = self.status(view)
         status = AutoLbl(text, "s" if not landscape() else "xs", color=colour)
-        left.add_widget(status, index=1)
+        left.add_widget(status)
+        right.add_widget(scan_row)
         bottom = hbox(size_hint_y=None, height=TOUCH)
         undo = Btn(_("Undo sweep"), self.undo_sweep, role="quiet", name="undo-sweep", font_size=font("s"))
         undo.disabled = not flow.sweeps
@@ -136,7 +140,7 @@ class SeepDealScreen(RoundScreen):
         missing = flow.missing()
         if missing and not flow.jokers():  # a joker in a pile is said first (it may be the missing card)
             cards = " ".join(card_label(c) for c in missing)
-            text, colour = _("Missing point cards: {cards}").format(cards=cards), DANGER
+            text, colour = _("Missing point cards: {cards}").format(cards=cards), DANGER_TEXT
         elif flow.both_scanned and not problems and not flow.message:
             text, colour = self.status_line(view, problems, _("All 100 points found. Score the deal?"))
         else:
@@ -151,6 +155,7 @@ class SeepDealScreen(RoundScreen):
                 _("First play {n}").format(n=num(counts["first"])),
                 lambda: self.sweep(team, "first"),
                 name=f"sweep-first-{team}",
+                role="selected" if counts["first"] else "normal",
                 font_size=font("s"),
             )
         )
@@ -159,7 +164,7 @@ class SeepDealScreen(RoundScreen):
                 _("Sweep {n}").format(n=num(flow.sweep_total(team))),
                 lambda: self.sweep(team, "normal"),
                 name=f"sweep-{team}",
-                role="warn",
+                role="selected" if flow.sweep_total(team) else "normal",  # a count above 0 looks chosen
                 font_size=font("s"),
             )
         )
@@ -168,6 +173,7 @@ class SeepDealScreen(RoundScreen):
                 _("Last play {n}").format(n=num(counts["last"])),
                 lambda: self.sweep(team, "last"),
                 name=f"sweep-last-{team}",
+                role="selected" if counts["last"] else "normal",
                 font_size=font("s"),
             )
         )

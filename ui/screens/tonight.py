@@ -65,15 +65,20 @@ class TonightScreen(Base):
                     halign="left",
                 )
             )
-        body.add_widget(scroller(games_box))
         standings = boards.standings(records)
         rows = [[_("Player"), _("Played"), _("Won"), _("Baazis")]]
         for s in standings:
             rows.append([s.name, num(s.played), num(s.won), num(s.baazis)])
         right = vbox()
         right.add_widget(AutoLbl(_("Standings"), "m", bold=True, color=MUTED))
-        right.add_widget(scroller(table(rows, [3, 1.2, 1, 1.2], bold_col=2)))
-        body.add_widget(right)
+        size = "m" if landscape() else "l"
+        right.add_widget(scroller(table(rows, [3, 1.2, 1, 1.2], bold_col=2, size=size)))
+        if landscape():
+            body.add_widget(scroller(games_box))
+            body.add_widget(right)
+        else:  # portrait: the standings first, big, then the games
+            body.add_widget(right)
+            body.add_widget(scroller(games_box))
         root.add_widget(body)
         if self.message:
             root.add_widget(AutoLbl(self.message, "s", color=WARN))
@@ -87,8 +92,8 @@ class TonightScreen(Base):
                 boards.export_game(record, folder)
                 written += 1
         self.message = ngettext(
-            "Exported {n} game (JSON game log + CSV) to {folder}",
-            "Exported {n} games (JSON game log + CSV) to {folder}",
+            "Saved {n} game for a spreadsheet and for safe keeping. Where: Settings, For the technician.",
+            "Saved {n} games for a spreadsheet and for safe keeping. Where: Settings, For the technician.",
             written,
-        ).format(n=num(written), folder=folder)
+        ).format(n=num(written))
         self.refresh()

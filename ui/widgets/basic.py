@@ -21,8 +21,8 @@ from kivy.uix.widget import Widget
 from ui.design import (
     BG,
     BUTTON,
+    CARD_BG,
     DANGER,
-    GREY,
     MUTED,
     PANEL,
     PRIMARY,
@@ -102,9 +102,10 @@ class Btn(Button):
             "danger": DANGER,
             "quiet": PANEL,
             "warn": WARN,
+            "card": CARD_BG,  # a card's white face (the suits in the card picker, in their own colours)
         }.get(self.role, BUTTON)
         self.background_color = colour
-        self.color = PRIMARY_TEXT if self.role in ("primary", "warn") else TEXT
+        self.color = PRIMARY_TEXT if self.role in ("primary", "warn", "card") else TEXT
         self.disabled_color = (0.8, 0.8, 0.8, 1)
         if self.disabled:
             self.background_color = (colour[0] * 0.5, colour[1] * 0.5, colour[2] * 0.5, 1)
@@ -167,20 +168,25 @@ def flow_layout(**kw: Any) -> Any:
 
 
 def table(
-    rows: list[list[str]], widths: list[float], greyed: set[int] | None = None, bold_col: int = -1
+    rows: list[list[str]],
+    widths: list[float],
+    greyed: set[int] | None = None,
+    bold_col: int = -1,
+    size: str = "m",
 ) -> Any:
+    """A table of words: a small muted header row, then rows in type ``size``."""
     grid = GridLayout(cols=len(widths), size_hint_y=None, spacing=(dp(10), dp(2)), padding=(0, 0, dp(12), 0))
     grid.bind(minimum_height=grid.setter("height"))
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
-            colour = MUTED if r == 0 else (GREY if greyed and r in greyed else TEXT)
+            colour = MUTED if r == 0 or (greyed and r in greyed) else TEXT
             lbl = Lbl(
                 text,
-                "s" if r == 0 else "m",
+                "s" if r == 0 else size,
                 halign="left" if c == 0 or (c == len(row) - 1 and not rows[0][c]) else "right",
                 size_hint_x=widths[c],
                 size_hint_y=None,
-                height=font("s") * 1.5 if r == 0 else font("m") * 1.5,
+                height=font("s") * 1.5 if r == 0 else font(size) * 1.5,
                 color=colour,
                 bold=(c == bold_col and r > 0),
                 shorten=True,

@@ -16,10 +16,11 @@ from kivy.uix.widget import Widget
 
 from ui.design import (
     CARD_BG,
+    CARD_RED,
     DANGER,
+    DOUBT_MARK,
     MUTED,
     PRIMARY_TEXT,
-    TEXT,
     TOUCH,
     WARN,
     font,
@@ -36,7 +37,7 @@ from ui.logic.scan import (
     HandCard,
     card_label,
 )
-from ui.widgets.basic import Btn, Lbl, Sheet, flow_layout, hbox
+from ui.widgets.basic import AutoLbl, Btn, Lbl, Sheet, flow_layout, hbox
 
 
 def dashed_rectangle(x: float, y: float, w: float, h: float, dash: float) -> list[list[float]]:
@@ -58,8 +59,8 @@ def dashed_rectangle(x: float, y: float, w: float, h: float, dash: float) -> lis
 
 class CardChip(Button):
     """One card as a tappable chip: white like a card, red or black suit, outlined in its holder's colour.
-    A card in doubt is marked by shape as well as colour: a dashed orange outline and a "?" badge; a card
-    the packs cannot hold that often has a red outline."""
+    A card in doubt is marked by shape: a dashed outline and a "?" disc ``DOUBT_MARK`` px across; a card
+    the packs cannot hold that often has a red inner outline."""
 
     name = StringProperty("")
     uncertain = BooleanProperty(False)
@@ -85,7 +86,7 @@ class CardChip(Button):
             background_normal="",
             background_down="",
             background_color=CARD_BG,
-            color=(0.80, 0.10, 0.12, 1) if red else (0.05, 0.05, 0.05, 1),
+            color=CARD_RED if red else PRIMARY_TEXT,
             **kw,
         )
         self.uncertain = card.needs_look
@@ -104,21 +105,22 @@ class CardChip(Button):
         self.canvas.after.clear()
         x, y, w, h = self.x + 2, self.y + 2, self.width - 4, self.height - 4
         with self.canvas.after:
-            if self.flagged:
-                Color(*DANGER)
-                Line(rectangle=(x, y, w, h), width=dp(2.5))
-            elif self.uncertain:
-                Color(*WARN)
+            # Always the holder's colour; doubt is a dashed line and a "?" disc, too many a red inner line.
+            Color(*(self._outline or WARN))
+            if self.uncertain:
                 for seg in dashed_rectangle(x, y, w, h, dp(6)):
                     Line(points=seg, width=dp(2.5))
-            elif self._outline is not None:
-                Color(*self._outline)
+            else:
                 Line(rectangle=(x, y, w, h), width=dp(2))
+            if self.flagged:
+                Color(*DANGER)
+                Line(rectangle=(x + dp(4), y + dp(4), w - dp(8), h - dp(8)), width=dp(2))
         if self.uncertain:  # the "?" badge in the top right corner, a dark "?" on an orange disc
             if self._badge is None:
                 self._badge = Label(text="?", bold=True, color=PRIMARY_TEXT, size_hint=(None, None))
+                self._badge.bg_colour = WARN
                 self.add_widget(self._badge)
-            r = min(dp(11), h / 4)
+            r = DOUBT_MARK / 2  # the doubt mark is DOUBT_MARK px across, whatever the chip's size
             badge = self._badge
             badge.font_size = 1.6 * r
             badge.size = (2 * r, 2 * r)
@@ -174,16 +176,18 @@ class CardPad:
         body.add_widget(self.suits)
 
     def mark(self, rank: str | None, suit: str | None) -> None:
-        """Highlight the chosen rank and suit; unchosen red suits are drawn red."""
+        """Highlight the chosen rank and suit; the others are on a card's white face, red suits in red."""
         for r, b in self.rank_buttons.items():
             b.role = "selected" if r == rank else "normal"
         for st, b in self.suit_buttons.items():
-            b.role = "selected" if st == suit else "normal"
-            b.color = (1, 0.45, 0.45, 1) if st in RED_SUITS and st != suit else TEXT
+            b.role = "selected" if st == suit else "card"
+            if st in RED_SUITS and st != suit:
+                b.color = CARD_RED
 
 
 class CardPickerSheet(Sheet):
-    """Tap-to-fix: 13 ranks x 4 suits + joker. Tapping a rank then a suit chooses the card at once.
+    """Tap-to-fix: 13 ranks x 4 suits + joker. Tapping a rank then a suit chooses the card at once (the sheet
+    says so); OK takes the card marked, or keeps the card as it was.
 
     ``on_pick(code)`` gets the chosen code; ``on_remove()`` (if given) offers a Remove button."""
 
@@ -205,10 +209,15 @@ class CardPickerSheet(Sheet):
             for alt in current.alternatives[:3]:
                 row.add_widget(Btn(card_label(alt), lambda a=alt: self._done(a), name=f"alt-{alt}"))
             self.body.add_widget(row)
+        self.body.add_widget(
+            AutoLbl(_("Tap the rank, then the suit: the card changes at once."), "s", color=MUTED)
+        )
         self.pad = CardPad(self._rank, lambda: self._done(JOKER), self._suit)
         self.pad.add_to(self.body)
         self.body.add_widget(Widget())
         bottom = hbox(size_hint_y=None, height=TOUCH)
+        self.on_keep = on_keep
+        self.current = current.code if current else None
         if on_keep is not None and current is not None:
             bottom.add_widget(
                 Btn(
@@ -222,8 +231,19 @@ class CardPickerSheet(Sheet):
                 Btn(_("Remove card"), lambda: self._remove(on_remove), role="danger", name="remove")
             )
         bottom.add_widget(Btn(_("Cancel"), self.dismiss, role="quiet", name="cancel"))
+        bottom.add_widget(Btn(_("OK"), self.ok, role="primary", name="ok"))
         self.body.add_widget(bottom)
         self._mark()
+
+    def ok(self) -> None:
+        """The card marked on the pad (a rank and a suit); the card as it was when none is chosen."""
+        code = self.picker.code
+        if code is not None and code != self.current:
+            self._done(code)
+        elif self.on_keep is not None and self.current is not None:
+            self._keep(self.on_keep)
+        else:
+            self.dismiss()
 
     def _mark(self) -> None:
         self.pad.mark(self.picker.rank, self.picker.suit)

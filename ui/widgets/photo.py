@@ -8,14 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from kivy.graphics import Color, Line, Rectangle
+from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
 from kivy.uix.widget import Widget
 
-from ui.design import DANGER, GOOD, SELECTED, TEXT, TOUCH, WARN, font
+from ui.design import DANGER, DOUBT_MARK, GOOD, PRIMARY_TEXT, SELECTED, TEXT, TOUCH, WARN, font
 from ui.logic.scan import fit_for_display
 from ui.logic.tags import spread_tags
 from ui.widgets.cards import dashed_rectangle
@@ -110,16 +110,40 @@ class PhotoView(Widget):
             if self._texture is not None and w and h:
                 Color(1, 1, 1, 1)
                 Rectangle(texture=self._texture, pos=(ox, oy), size=(w * scale, h * scale))
+            doubts = []
             for entry in self.boxes:
                 _key, box, _label, state = entry[:4]
                 colour = self._box_colour(entry)
                 x, y, bw, bh = self.to_screen(box)
                 Color(*colour)
-                if state == "uncertain":  # in doubt: dashed, as well as orange
+                if state == "uncertain":  # in doubt: dashed, and a "?" disc (below)
                     for seg in dashed_rectangle(x, y, bw, bh, dp(5)):
                         Line(points=seg, width=dp(2.5))
+                    doubts.append((x + bw, y + bh))
                 else:
                     Line(rectangle=(x, y, bw, bh), width=dp(2.5 if state != "ok" else 2))
+                if state == "flagged":  # one the packs cannot hold: a red line outside the holder's colour
+                    Color(*DANGER)
+                    Line(rectangle=(x - dp(3), y - dp(3), bw + dp(6), bh + dp(6)), width=dp(1.5))
+        for cx, cy in doubts:
+            r = DOUBT_MARK / 2
+            mark = Label(
+                text="?",
+                bold=True,
+                font_size=DOUBT_MARK * 0.8,
+                color=PRIMARY_TEXT,
+                size_hint=(None, None),
+                size=(2 * r, 2 * r),
+                pos=(min(cx - r, self.right - 2 * r), min(cy - r, self.top - 2 * r)),
+            )
+            mark.text_size = mark.size
+            mark.bg_colour = WARN
+            mark.halign = mark.valign = "center"
+            with mark.canvas.before:
+                Color(*WARN)
+                Ellipse(pos=mark.pos, size=mark.size)
+            self.add_widget(mark)
+            self._labels.append(mark)
         for entry in self.boxes if self.show_labels else ():
             _key, box, label, state = entry[:4]
             x, y, bw, bh = self.to_screen(box)
@@ -135,6 +159,7 @@ class PhotoView(Widget):
                 size=(max(dp(34), font("s") * (len(label) * 0.6 + 0.8)), font("s") * 1.3),
                 pos=(x, y + bh),
             )
+            tag.bg_colour = colour  # what the words are drawn on (the demo's contrast check)
             with tag.canvas.before:
                 Color(*colour)
                 Rectangle(pos=tag.pos, size=tag.size)
@@ -156,6 +181,7 @@ class PhotoView(Widget):
                 size=(tw, th),
                 pos=(x, y),
             )
+            tag.bg_colour = (0.1, 0.1, 0.1, 1)
             with tag.canvas.before:
                 Color(0.1, 0.1, 0.1, 0.75)
                 Rectangle(pos=tag.pos, size=tag.size)
@@ -173,6 +199,7 @@ class PhotoView(Widget):
                 pos=self.pos,
             )
             tag.text_size = (self.width - dp(20), None)
+            tag.bg_colour = (0, 0, 0, 1)
             self.add_widget(tag)
             self._labels.append(tag)
         if self.banner:
@@ -188,6 +215,7 @@ class PhotoView(Widget):
             tag.text_size = (self.width - dp(12), None)
             tag.texture_update()
             tag.size = (self.width, tag.texture_size[1] + dp(8))
+            tag.bg_colour = (0, 0, 0, 1)
             with tag.canvas.before:
                 Color(0, 0, 0, 0.75)
                 Rectangle(pos=tag.pos, size=tag.size)
@@ -196,12 +224,12 @@ class PhotoView(Widget):
 
     @staticmethod
     def _box_colour(entry: Sequence[Any]) -> Sequence[float]:
-        """A box's colour: orange in doubt, red over the packs, else its holder's colour (or green)."""
+        """A box's colour: its holder's (read, typed or moved alike; doubt is shown by shape), else green."""
+        if len(entry) > 4 and entry[4] is not None:
+            return tuple(entry[4])
         state = entry[3]
         if state in ("uncertain", "flagged"):
             return WARN if state == "uncertain" else DANGER
-        if len(entry) > 4 and entry[4] is not None:
-            return tuple(entry[4])
         return SELECTED if state == "fixed" else GOOD
 
     def on_touch_down(self, touch: Any) -> bool:
