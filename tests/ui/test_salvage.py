@@ -286,6 +286,13 @@ def test_export_says_what_it_could_not_save_and_exits_1(tmp_path: Path, capsys: 
     )
 
 
+def test_export_of_an_empty_record_saves_no_game_and_says_so(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / DB_NAME).write_bytes(b"")  # SQLite's empty database, not a damaged one
+    assert run_export("--data-dir", str(tmp_path / "data"), "--out", str(tmp_path / "out")) == 0
+    assert capsys.readouterr().out == f"saved 0 of 0 games (no rounds) into {tmp_path / 'out'}\n"
+
+
 def test_export_refuses_what_is_not_a_record_and_changes_nothing(tmp_path: Path, capsys: Any) -> None:
     assert run_export("--data-dir", str(tmp_path / "none"), "--out", str(tmp_path / "out")) == 1
     assert capsys.readouterr().err.startswith("tabletally export: no record in ")

@@ -131,6 +131,12 @@ def _sql_rows(db_path: Path) -> tuple[dict[str, dict[int, tuple[Any, ...]]], lis
     except sqlite3.Error as exc:
         return rows, [f"the record does not open: {exc}"], damaged
     try:
+        try:  # an empty file is an empty record (SQLite's own view of it), not a damaged one
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            if pages <= 1 and db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0] == 0:
+                return rows, failed, damaged
+        except sqlite3.Error:
+            pass  # its first page is damaged: the scans below say so
         for name, query in QUERIES.items():
             try:
                 cursor = db.execute(query)
