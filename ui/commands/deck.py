@@ -141,7 +141,8 @@ def _list(shelf: object) -> int:
         info = shelf.info(name)
         cards, photos = len(info.get("cards", [])), len(info.get("photos", []))
         plural = "s" * (photos != 1)
-        print(f"{name}: {cards} cards from {photos} photo{plural}, taught {info.get('created', '?')}")
+        own = ", with its own detector" if shelf.has_detector(name) else ""
+        print(f"{name}: {cards} cards from {photos} photo{plural}, taught {info.get('created', '?')}{own}")
     return EXIT_OK
 
 
