@@ -63,7 +63,8 @@ class ScoreboardScreen(Base):
                     bold=True,
                 )
             )
-        chart_box.add_widget(legend)
+        if not jhyap:  # Jhyap's tiles above already name each line's colour
+            chart_box.add_widget(legend)
         if landscape() and not jhyap:
             body = hbox(spacing=dp(GAP))
             hero.size_hint_x = 0.9
