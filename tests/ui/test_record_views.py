@@ -51,7 +51,7 @@ def test_the_story_in_words(store: Store) -> None:
 def test_nights_and_a_night_as_tonight_shows_it(store: Store) -> None:
     records = Records(store)
     rows = night_rows(records)
-    assert [r.text for r in rows] == ["2026-11-28  ·  1 game", "2026-11-20  ·  2 games  ·  Winners: Dipesh"]
+    assert [r.text for r in rows] == ["2026-11-28  ·  1 game", "2026-11-20  ·  2 games\nWinners: Dipesh"]
     view = night_view(records, dt.date(2026, 11, 20))
     assert [g.kind for g in view.games] == ["jhyap", "seep"]
     assert view.standings[0].name == "Dipesh" and view.standings[0].won == 1

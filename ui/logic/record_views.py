@@ -68,7 +68,7 @@ def story_lines(story: NightStory) -> list[str]:
 @dataclass(frozen=True)
 class NightRow:
     date: dt.date
-    text: str  # "2026-11-20 · 3 games · Winners: Asha, Raj & Meera"
+    text: str  # "2026-11-20 · 3 games", then "Winners: Asha, Raj & Meera" on a line of its own
 
 
 def night_rows(records: Records) -> list[NightRow]:
@@ -76,8 +76,8 @@ def night_rows(records: Records) -> list[NightRow]:
     for line in records.all_time.nights:
         games = ngettext("{n} game", "{n} games", line.games).format(n=num(line.games))
         text = f"{date_text(line.date)}  \u00b7  {games}"
-        if line.winners:
-            text += "  \u00b7  " + _("Winners: {names}").format(names=", ".join(dict.fromkeys(line.winners)))
+        if line.winners:  # on a line of its own: the names may be long
+            text += "\n" + _("Winners: {names}").format(names=", ".join(dict.fromkeys(line.winners)))
         rows.append(NightRow(line.date, text))
     return rows
 

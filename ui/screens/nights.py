@@ -42,13 +42,16 @@ class NightsScreen(Base):
                     role="quiet",
                     name=f"night-{i}",
                     halign="left",
-                    height=TOUCH + dp(8),
+                    height=TOUCH + dp(32) if "\n" in row.text else TOUCH + dp(8),
                 )
             )
-        body.add_widget(scroller(box))
+        nights = scroller(box)
         standings = vbox()
+        if landscape():
+            nights.size_hint_x, standings.size_hint_x = 0.45, 0.55
+        body.add_widget(nights)
         standings.add_widget(AutoLbl(_("All-time standings"), "m", bold=True, color=MUTED))
-        standings.add_widget(scroller(table(all_time_rows(records), [3, 1.2, 1, 1.4], bold_col=2)))
+        standings.add_widget(scroller(table(all_time_rows(records), [2.6, 1.2, 1, 1.6], bold_col=2)))
         body.add_widget(standings)
         root.add_widget(body)
 
