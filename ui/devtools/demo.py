@@ -1131,7 +1131,7 @@ def camera_check_script(d: Driver, app: Any) -> Script:
 def story_script(d: Driver, app: Any) -> Script:
     """Players across nights: two earlier nights come in through tabletally import's code (the same player
     once typed "Dipu"); New game first tells the last night's story, then offers the past players; the
-    Players screen merges Dipu into Dipesh."""
+    Players screen merges Dipu into Dipesh; Nights shows both nights and the all-time standings."""
     import datetime as dt
 
     from ui.logic.record_import import import_log
@@ -1160,6 +1160,8 @@ def story_script(d: Driver, app: Any) -> Script:
     yield from d.shot("players-merged")
     if [p.name for p in app.screens["players"].form.players].count("Dipu"):
         raise DemoError("Dipu is still a player of their own after the merge")
+    yield from d.press("back", "nights")
+    yield from d.shot("nights-all-time")
     step("story done")
 
 
