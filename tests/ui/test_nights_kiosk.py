@@ -25,6 +25,7 @@ def test_a_new_night_tells_the_last_story_then_offers_the_past_players(tmp_path:
     names = sorted(p.name.split("-", 1)[1] for p in (out / "landscape").glob("*.png"))
     assert names == [
         "new-game-past-players.png",
+        "nights-all-time.png",
         "players-merge.png",
         "players-merged.png",
         "story-next-night.png",
