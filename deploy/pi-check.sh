@@ -5,18 +5,20 @@
 #
 #   root     builds (once; cached in runs/pi-check/cache/) a Debian arm64 root with mmdebstrap, run through
 #            qemu-user-static, and starts each run from a fresh copy of it;
-#   install  runs deploy/install.sh inside it, as on a Pi (--force: no Raspberry Pi board; --no-start), with
-#            TABLETALLY_PI_CHECK=1: the packages of the Raspberry Pi archive (picamera2, rpicam-apps) are
-#            left out and named, everything else in its list is installed, the release's lock goes in
-#            exactly as on a Pi, and the runtime choice (ONNX Runtime against NCNN) is timed;
+#   install  runs deploy/install.sh inside it, as on a Pi (--force: no Raspberry Pi board; --no-start;
+#            --runtime onnx: see runtime), with TABLETALLY_PI_CHECK=1: the packages of the Raspberry Pi
+#            archive (picamera2, rpicam-apps) are left out and named, everything else in its list is
+#            installed, and the release's lock goes in exactly as on a Pi;
 #   detect   reads the demo photos with `tabletally detect --json` there and here (this machine's reading,
 #            in the same run), and compares the cards;
 #   doctor   runs `tabletally doctor --json` there: it must report the missing camera plainly;
-#   runtime  the choice the installer wrote must come from timing both runtimes;
+#   runtime  the installer's runtime choice, timing ONNX Runtime and NCNN on one demo photo, without the
+#            installer's 3-minute limit per runtime (emulation is far slower than a Pi);
 #   kiosk    starts the installed kiosk headless (SDL offscreen, the installer's settings) and photographs
 #            its first screen (runs/pi-check/<release>/kiosk-home.png), which must be the home screen with
 #            the words it shows here;
-#   unit     systemd-analyze verify and security on the installed unit, with the release's own systemd.
+#   unit     systemd-analyze verify and security on the installed unit, with the release's own systemd,
+#            and on the unit install.sh renders for the desktop session;
 #
 # It prints `pi-check <release>: ok (...)` with the time of each step, or what failed, and exits 1 on any
 # failure; 2 when it cannot run here at all (no root, no emulation, no network), saying why.
@@ -27,6 +29,10 @@
 #
 # Under emulation each release takes tens of minutes: it proves that things work, never how fast.
 set -euo pipefail
+
+# The braces make bash read the whole script before running any of it: editing it during a run (tens of
+# minutes) cannot change the run.
+{
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(dirname "$HERE")
@@ -89,8 +95,10 @@ mkdir -p "$OUT/cache"
 
 # --- the checkout to install -----------------------------------------------------------------------------
 
-SRC=$OUT/src
-rm -rf "$SRC"
+# This run's copy of the checkout and this machine's reference, apart from a run for other releases.
+RUN=$OUT/run-$(IFS=-; printf '%s' "${releases[*]}")
+SRC=$RUN/src
+rm -rf "$RUN"
 mkdir -p "$SRC"
 if [ -n "$REV" ]; then
   git -C "$REPO" archive "$REV" | tar -x -C "$SRC"
@@ -106,7 +114,7 @@ for photo in "$SRC"/vision/demo/*.jpg; do PHOTOS+=("${photo##*/}"); done
 
 # This machine's reading and home screen: the reference, from the same source, in this run.
 say "this machine: reading ${#PHOTOS[@]} demo photos and starting the kiosk headless"
-HOST_OUT=$OUT/host
+HOST_OUT=$RUN/here
 rm -rf "$HOST_OUT"
 mkdir -p "$HOST_OUT"
 (cd "$SRC/vision/demo" && PYTHONPATH=$SRC "${NICE[@]}" "$HOST_PYTHON" -c \
@@ -181,6 +189,10 @@ for release in "${releases[@]}"; do
       # pip inside reaches the package indexes this machine is given, with its certificates.
       { [ ! -f /etc/pip.conf ] || cp /etc/pip.conf "$root/etc/pip.conf"; } &&
       cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt" &&
+      # The groups the Pi's udev makes for its devices (a root without udev lacks them), and the account.
+      for group in input render; do
+        in_root "$root" sh -c "getent group $group >/dev/null || groupadd --system $group" || return 1
+      done &&
       in_root "$root" useradd --create-home --uid 1000 --shell /bin/bash "$KIOSK_USER" &&
       # The checkout, as git clone leaves it in the account's home on the Pi.
       mkdir -p "$root/home/$KIOSK_USER/tabletally" &&
@@ -189,9 +201,12 @@ for release in "${releases[@]}"; do
       in_root "$root" python3 -c 'import platform, sys; print(platform.machine(), sys.version)'
   }
 
+  # --runtime onnx: under emulation each runtime takes longer than the installer's limit for timing it
+  # (3 minutes), so the runtime step below times them with that limit lifted. SYSTEMD_OFFLINE: systemd is not
+  # running in the root; systemctl enables the unit offline and skips daemon-reload, as in any chroot.
   do_install() {
-    in_root "$root" env TABLETALLY_PI_CHECK=1 bash "/home/$KIOSK_USER/tabletally/deploy/install.sh" \
-      --force --user "$KIOSK_USER" --session kms --display dsi7 --no-start &&
+    in_root "$root" env TABLETALLY_PI_CHECK=1 SYSTEMD_OFFLINE=1 bash "/home/$KIOSK_USER/tabletally/deploy/install.sh" \
+      --force --user "$KIOSK_USER" --session kms --display dsi7 --no-start --runtime onnx &&
       grep -q "^install.sh: system: .*the $release lock" "$dir/install.log"
   }
 
@@ -212,12 +227,20 @@ for release in "${releases[@]}"; do
     "$HOST_PYTHON" "$TOOLS/pi_check.py" doctor "$dir/doctor.json"
   }
 
+  # The installer's choice (vision.runtimes.choice: each runtime timed in a process of its own, then
+  # choose_runtime), on one demo photo and without the 3-minute limit per runtime: emulation is slow.
   do_runtime() {
-    local env_file=$root/etc/tabletally/kiosk.env
-    grep -A1 '^# The card model runtime' "$env_file" &&
-      grep -q '^TABLETALLY_RUNTIME=' "$env_file" &&
-      grep '^install.sh: card model runtime: ' "$dir/install.log" &&
-      ! grep 'the runtimes could not be timed' "$dir/install.log"
+    in_root "$root" runuser -u "$KIOSK_USER" -- /opt/tabletally/venv/bin/python -c '
+import json, sys
+import vision.runtimes.choice as choice
+choice.TIMING_PHOTOS, choice.TIMING_LIMIT_S = 1, 7200
+times = choice.time_runtimes_apart(("onnx", "ncnn"))
+runtime, why = choice.choose_runtime(times)
+print(json.dumps(times))
+print(f"# {why}")
+print(f"TABLETALLY_RUNTIME={runtime}")
+untimed = [name for name, ms in times.items() if not isinstance(ms, (int, float))]
+sys.exit(f"not timed: {untimed}" if untimed else 0)'
   }
 
   do_kiosk() {
@@ -234,27 +257,37 @@ for release in "${releases[@]}"; do
   }
 
   do_unit() {
-    local unit=/etc/systemd/system/tabletally-kiosk.service
+    local unit=/etc/systemd/system/tabletally-kiosk.service desktop=/tmp/desktop/tabletally-kiosk.service
     in_root "$root" systemctl --version | head -n 1 &&
       in_root "$root" systemd-analyze verify "$unit" &&
       in_root "$root" systemd-analyze security --offline=yes --no-pager "$unit" >"$dir/security.txt" &&
-      "$HOST_PYTHON" "$TOOLS/pi_check.py" security "$dir/security.txt" "$SECURITY_LIMIT"
+      "$HOST_PYTHON" "$TOOLS/pi_check.py" security "$dir/security.txt" "$SECURITY_LIMIT" &&
+      # The desktop session's unit, rendered as install.sh --session desktop renders it.
+      mkdir -p "$root/tmp/desktop" &&
+      in_root "$root" python3 "/home/$KIOSK_USER/tabletally/deploy/render.py" --out "$desktop" unit \
+        --user "$KIOSK_USER" --uid 1000 --venv /opt/tabletally/venv --state-dir /var/lib/tabletally \
+        --env-file /etc/tabletally/kiosk.env --session desktop --display hdmi --rotation 0 --touch mtdev &&
+      in_root "$root" systemd-analyze verify "$desktop" &&
+      in_root "$root" systemd-analyze security --offline=yes --no-pager "$desktop" >"$dir/security-desktop.txt" &&
+      "$HOST_PYTHON" "$TOOLS/pi_check.py" security "$dir/security-desktop.txt" "$SECURITY_LIMIT"
   }
 
   step root do_root
   step install do_install
+  step unit do_unit
+  step kiosk do_kiosk
   step detect do_detect
   step doctor do_doctor
   step runtime do_runtime
-  step kiosk do_kiosk
-  step unit do_unit
 
   summary=$(IFS=,; printf '%s' "${times[*]}" | sed 's/,/, /g')
   if [ -z "$failure" ]; then
-    runtime=$(sed -n 's/^TABLETALLY_RUNTIME=//p' "$root/etc/tabletally/kiosk.env" | tail -n 1)
+    runtime=$(sed -n 's/^TABLETALLY_RUNTIME=//p' "$dir/runtime.log" | tail -n 1)
     score=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p' "$dir/security.txt" | tail -n 1)
+    score_desktop=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p' "$dir/security-desktop.txt" | tail -n 1)
+    systemd=$(sed -n 's/^systemd \([0-9]*\).*/\1/p' "$dir/unit.log" | head -n 1)
     left_out=$(sed -n 's/^install.sh: pi-check: left out (Raspberry Pi archive, not reachable here): //p' "$dir/install.log")
-    echo "pi-check $release: ok ($summary; runtime chosen: $runtime; unit exposure $score; left out: ${left_out:-nothing})" |
+    echo "pi-check $release: ok ($summary; runtime chosen under emulation: $runtime; unit exposure $score console, $score_desktop desktop (systemd $systemd); left out: ${left_out:-nothing})" |
       tee "$dir/result.txt"
   else
     failed=1
@@ -262,3 +295,4 @@ for release in "${releases[@]}"; do
   fi
 done
 exit "$failed"
+}
