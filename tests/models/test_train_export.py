@@ -98,7 +98,7 @@ def one_pass() -> OnePass:
 def test_the_one_pass_reading_reads_once_at_the_threshold_asked(one_pass: OnePass) -> None:
     # The threshold sweep reads each photo once at its lowest threshold and filters: a higher threshold
     # must give exactly the surer detections of the lower one, and no threshold means the model's own.
-    photo = cv2.imread(str(REPO / "vision" / "demo" / "hand1.jpg"))
+    photo = cv2.imread(str(REPO / "vision" / "demo" / "round5.jpg"))
     assert photo is not None
     photo = cv2.resize(photo, (640, 480), interpolation=cv2.INTER_AREA)
     low, high = one_pass.detect(photo, conf=0.1), one_pass.detect(photo, conf=0.5)
