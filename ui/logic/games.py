@@ -19,16 +19,19 @@ from scorer import (
     JhyapRules,
     JhyapState,
     ScorerError,
+    SeepDeal,
     SeepGame,
     SeepRules,
     SeepState,
+    Sweep,
+    SweepWhen,
     cards_over_decks,
+    check_sweeps,
     game_from_dict,
     game_to_dict,
     hand_value,
     state_to_dict,
 )
-from scorer.seep import SeepDeal, Sweep, SweepWhen, check_sweeps
 from ui.i18n import N_
 from ui.logic.rule_messages import explain
 
