@@ -65,6 +65,7 @@ from ui.widgets.basic import (
     scroller,
     vbox,
 )
+from ui.widgets.live_view import LiveWatch
 from ui.widgets.photo import load_photo, texture_from_bgr
 
 PROGRESS_GAP = 0.25  # seconds: a scan's step words change at most this often (each change is a frame drawn)
@@ -108,6 +109,7 @@ class TableTallyApp(App):
         self.scanner = Scanner(
             self.camera_spec(), model_path, dispatch=self._dispatch, after_frame=self._after_frame
         )
+        self.live = LiveWatch(self)  # the round screen's live view and the automatic scan
         self.share_forced = share  # tabletally kiosk --share
         self.sharing = Sharing(self.kiosk, port=share_port)
 
@@ -354,7 +356,7 @@ class TableTallyApp(App):
         self.go("game_over")
 
     # scanning
-    def scan(self, target: str, n_hands: int | None, decks: int | None = None) -> None:
+    def scan(self, target: str, n_hands: int | None, decks: int | None = None, auto: bool = False) -> None:
         """Start a scan: the screen shows it in progress, and the reading runs in the reading process (or
         a worker thread) while this thread does as little as it can: the photo is handed over once the
         screen is drawn (:meth:`Scanner.scan_now`), the words change in place at most every
@@ -376,6 +378,7 @@ class TableTallyApp(App):
                 gc.enable()
             return
         self.scan_pending = True
+        self.live.began(auto)  # a tap: the table as it lies was read (auto: the live view's watcher began it)
         self._progress_shown = time.perf_counter()
         self._drawn_words = None
         if not self._watching_frames:
@@ -462,6 +465,10 @@ class TableTallyApp(App):
         if self.kiosk.flow is None:
             self._release_collector()
             return
+        if not self.live.keep(result):  # an automatic reading that found too few cards (cards face down,
+            self._release_collector()  # say): the round keeps waiting, quietly
+            self.refresh()
+            return
         shown: ShownScan | None = None
         try:
             shown = self.kiosk.show_scan(result)
@@ -518,6 +525,7 @@ class TableTallyApp(App):
         return self._photos[path]
 
     def on_stop(self) -> None:
+        self.live.stop()
         self.sharing.turn_off()
         i18n_remove_listener(self._locale_changed)
         self.scanner.settle()

@@ -1169,12 +1169,23 @@ SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "full": full_demo,
     "crash": crash_script,
     "resume": resume_script,
-    "taps": tap_count_script,
+    "taps": lambda d, app: _watching().tap_count_script(d, app),  # with the table watched
+    "taps-tapped": tap_count_script,  # every scan tapped (the table not watched)
+    "watch": lambda d, app: _watching().watch_script(d, app),
     "five": five_players_script,
     "scan-speed": scan_speed_script,
     "camera-check": camera_check_script,
     "story": story_script,
 }
+
+
+def _watching() -> Any:
+    from ui.devtools import watch_demo
+
+    return watch_demo
+
+
+WATCHED = ("taps", "watch")  # the scripts that play with the table watched (Settings' default)
 
 
 def run_in_process(args: argparse.Namespace) -> int:
@@ -1197,6 +1208,10 @@ def run_in_process(args: argparse.Namespace) -> int:
     camera = args.camera or _demo_camera()
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="tabletally-demo-"))
     store = Store(data_dir)
+    if args.script not in WATCHED:  # the other walks tap every scan: the folder camera's photos change
+        from ui.logic.watching import set_watching  # at each scan, which the watcher would see
+
+        set_watching(store, False)
     app = TableTallyApp(store, camera=camera, model_path=args.model)
     out = Path(args.out) / args.size if args.out else None
     driver = Driver(app, out, "")

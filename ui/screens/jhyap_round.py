@@ -134,8 +134,9 @@ class JhyapRoundScreen(RoundScreen):
         board = totals_board(
             boards.total_tiles(log), flow.active, flow.caller, self.pick_caller, self.owner_menu
         )
-        root.add_widget(board)
-        root.add_widget(Widget())
+        live = self.app.live.view(beside=True)  # what the camera sees, the seats over it (or a space)
+        root.add_widget(self.app.live.beside(board))  # landscape: the live view beside the totals
+        root.add_widget(live)
         left = vbox(spacing=dp(GAP), size_hint_y=None)
         if busy:
             left.add_widget(self.app.scan_status())

@@ -66,6 +66,7 @@ class SeepDealScreen(RoundScreen):
             left.add_widget(self.photo_widget(view))
         elif not counted and flow.edit_position is None and log["deals"]:
             left.add_widget(teams_board(boards.team_tiles(log), boards.board(log).lead_text))
+            left.add_widget(self.app.live.view())  # what the camera sees, the halves over it (or a space)
         elif not counted:
             first, second = (" & ".join(m) for m in flow.teams.values())
             left.add_widget(
@@ -78,7 +79,7 @@ class SeepDealScreen(RoundScreen):
                     color=MUTED,
                 )
             )
-            left.add_widget(Widget())
+            left.add_widget(self.app.live.view())
         else:
             left.add_widget(Widget())
         scan_row = hbox(size_hint_y=None, height=TOUCH)

@@ -17,6 +17,7 @@ from ui.logic.scan import ScanResult
 from ui.screens.base import Base
 from ui.screens.deck import deck_rows
 from ui.widgets.basic import AutoLbl, Btn, Sheet, hbox, scroller, vbox
+from ui.widgets.live_view import watch_rows
 
 if TYPE_CHECKING:
     from ui.app import TableTallyApp
@@ -52,6 +53,7 @@ class SettingsScreen(Base):
         else:
             self.language_rows(first)
         self.camera_rows(first)
+        watch_rows(self, first)  # the live view's automatic scan: on or off
         self.sharing_rows(second if landscape() else first)
         deck_rows(self, second if landscape() else first)
         self.record_rows(second if landscape() else first)

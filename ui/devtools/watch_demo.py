@@ -1,0 +1,161 @@
+"""The demo's scripts with the table watched (``python -m ui.devtools.demo --script taps|watch``).
+
+The camera is a scripted table (:class:`vision.devtools.table_film.FilmCamera`: films made with the
+synthetic renderer, the hands laid seat by seat where the night's seats are) and its reading is scripted
+too (:class:`ui.devtools.demo.ScriptedTable`'s detections in a :class:`vision.runtimes.fake.FakeDetector`),
+so what is counted is the kiosk's own flow: the live view, the watcher, the automatic scan, the screens.
+
+- ``taps``: the taps of a Jhyap round read right, one card misread, one card misplaced, and a Seep deal,
+  with the watching on (Settings' default): the players lay the cards and tap only what is left.
+- ``watch``: one round played with screenshots of the live view and each of its words ("Waiting for the
+  cards", "Hold still...", "Reading...") at the size the demo runs at.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ui.devtools import demo
+from ui.devtools.demo import ROUNDS, DemoError, Driver, Script, ScriptedTable, new_jhyap, step, wait_idle
+
+SCAN_WAIT = 30.0  # seconds the film may take to be read by itself before the demo gives up
+
+
+def film_scanner(app: Any, table: ScriptedTable) -> Any:
+    """The kiosk's scanner reading ``table``'s detections from a scripted table's films."""
+    from ui.logic.scan import Scanner
+    from vision.devtools.table_film import FilmCamera
+    from vision.runtimes.fake import FakeDetector
+
+    app.scanner.release_camera()
+    app.scanner.settle()
+    return Scanner(
+        app.camera_spec(),
+        None,
+        dispatch=app._dispatch,
+        detector=FakeDetector(table.detections),
+        after_frame=app._after_frame,
+        camera=FilmCamera(),
+    )
+
+
+def lay(app: Any, hands: list[list[str]], seats: Any, seed: int) -> None:
+    """The scripted table's next film: cleared, then these hands laid in front of the seats, then still."""
+    from vision.devtools.table_film import laying_film
+
+    film = laying_film(hands, list(seats.seats), seats.centre, surface="felt", seed=seed)
+    app.scanner._given_camera.play(film)
+
+
+def read_by_itself(app: Any) -> Script:
+    """Wait until the watcher has read the table and the result is on screen."""
+    begun = time.monotonic()
+    while not (app.scanner.busy or app.scan_pending):
+        if time.monotonic() - begun > SCAN_WAIT:
+            raise DemoError(f"the table was not read by itself within {SCAN_WAIT:.0f} s")
+        yield 0.1
+    yield from wait_idle(app)
+
+
+def tap_count_script(d: Driver, app: Any) -> Script:
+    """Counts the taps of a Jhyap round and a Seep deal with the table watched: the cards are read when
+    they are down and still, so a round read right costs Score alone."""
+    from ui.logic.check import card_choices, jhyap_view
+
+    table = ScriptedTable()
+    app.scanner = film_scanner(app, table)
+    counts: dict[str, int] = {}
+    yield 0.2
+    yield from new_jhyap(d, app)
+    caller, hands = ROUNDS[0]
+    seats = app.kiosk.seat_map()
+    table.seats, table.centre = list(seats.seats), seats.centre
+    table.hands = [hands[p] for p in demo.PLAYERS]
+    for k, case in enumerate(("read right", "one card misread", "one card misplaced")):
+        table.misread = ("9C", "6C") if case == "one card misread" else None
+        table.misplaced = ("8S", 3) if case == "one card misplaced" else None  # Chandra's 8S by Dipa's hand
+        lay(app, table.hands, seats, k)
+        before = d.taps
+        yield from read_by_itself(app)
+        if case == "read right":
+            yield from d.shot("taps-read-by-itself")  # the result waits for Score
+        flow = app.kiosk.jhyap
+        if flow.caller != caller:
+            yield from d.press(f"caller-{flow.active.index(caller)}")
+        if case == "one card misread":
+            seat = demo.PLAYERS.index("बिकास")
+            index = [c.code for c in flow.hands["बिकास"]].index("6C")
+            yield from d.press(f"card-{seat}-{index}", "alt-9C")
+        if case == "one card misplaced":
+            seat = demo.PLAYERS.index("Dipa")
+            index = [c.code for c in flow.hands["Dipa"]].index("8S")
+            yield from d.press(f"card-{seat}-{index}")
+            choices = card_choices(flow, jhyap_view(flow), "Dipa", index)
+            yield from d.press(f"move-{[o for o, _ in choices.move_to].index('Chandra')}")
+        held = {p: sorted(c) for p, c in flow.codes().items()}
+        if held != {p: sorted(c) for p, c in hands.items()}:
+            raise DemoError(f"{case}: the round holds {flow.codes()}, not {hands}")
+        yield from d.press("confirm")
+        counts[f"jhyap, {case}"] = d.taps - before
+    # Seep: the sweeps during play, then both piles laid out on their halves: read by themselves.
+    yield from d.press("back")
+    yield from d.press("new-seep")
+    for name in demo.PLAYERS:
+        recent = app.screens["new_game"].form.recent_choices()
+        d.tap(f"recent-{recent.index(name)}")
+        yield
+    yield from d.press("start")
+    captured, sweeps = demo.DEALS[1]
+    halves = app.kiosk.seep.halves
+    table.seats, table.centre = list(halves.seats), halves.centre
+    table.hands = [list(captured["A"] or []), list(captured["B"] or [])]
+    table.misread = table.misplaced = None
+    before = d.taps
+    for team, when in sweeps:
+        yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
+    lay(app, table.hands, halves, 3)
+    yield 1.0
+    yield from d.shot("taps-seep-watching")
+    yield from read_by_itself(app)
+    read = {t: sorted(c or []) for t, c in app.kiosk.seep.codes().items()}
+    if read != {t: sorted(c or []) for t, c in captured.items()} or app.kiosk.seep.missing():
+        raise DemoError(f"seep: the deal holds {app.kiosk.seep.codes()}, not {captured}")
+    yield from d.press("confirm")
+    counts[f"seep, read right, {len(sweeps)} sweeps"] = d.taps - before
+    print("TAPS " + json.dumps(counts, ensure_ascii=False), flush=True)
+
+
+def watch_script(d: Driver, app: Any) -> Script:
+    """One round played on the scripted table with the table watched: a screenshot of the live view with
+    each of its words, then of the cards read by themselves (the result waits for Score)."""
+    from ui.logic.watching import HOLD, READING, WAITING
+
+    table = ScriptedTable()
+    app.scanner = film_scanner(app, table)
+    yield 0.2
+    yield from new_jhyap(d, app)
+    caller, hands = ROUNDS[0]
+    seats = app.kiosk.seat_map()
+    table.seats, table.centre = list(seats.seats), seats.centre
+    table.hands = [hands[p] for p in demo.PLAYERS]
+    lay(app, table.hands, seats, 0)
+    live = app.live
+    shot_words = {WAITING: "watch-waiting", HOLD: "watch-hold", READING: "watch-reading"}
+    begun = time.monotonic()
+    while shot_words:
+        words = live.watch._words
+        if words in shot_words and live.view_widget is not None and live.view_widget.words.text:
+            yield 0.05  # the words drawn
+            d.capture(shot_words.pop(words))
+        if time.monotonic() - begun > SCAN_WAIT:
+            raise DemoError(f"the live view never said {sorted(shot_words)}")
+        yield 0.05
+    yield from wait_idle(app)
+    step("round read by itself")
+    yield from d.shot("watch-read")
+    if app.kiosk.jhyap.caller != caller:
+        raise DemoError(f"the caller {caller} was not preselected ({app.kiosk.jhyap.caller})")
+    yield from d.press("confirm")
+    yield from d.shot("watch-scored")
