@@ -157,14 +157,11 @@ def totals_board(
     caller: str | None = None,
     on_name: Callable[[str], None] | None = None,
     on_total: Callable[[str], None] | None = None,
-    fill: bool = False,
 ) -> Widget:
-    """Every player's tile: side by side in landscape, one under another in portrait (``fill``: taking
-    the height the screen leaves, else the height they need)."""
+    """Every player's tile: side by side in landscape, one under another in portrait, at the height they
+    need (:func:`tiles_height`)."""
     cols = len(tiles) if landscape() else 1
     grid = GridLayout(cols=max(1, cols), spacing=dp(GAP), size_hint_y=None, height=tiles_height(len(tiles)))
-    if fill and not landscape():
-        grid.size_hint_y = 1
     for tile in tiles:
         index = active.index(tile.name) if tile.name in active else None
         grid.add_widget(total_tile(tile, index, caller, on_name, on_total))
