@@ -1172,6 +1172,7 @@ SCRIPTS: dict[str, Callable[[Driver, Any], Script]] = {
     "taps": lambda d, app: _watching().tap_count_script(d, app),  # with the table watched
     "taps-tapped": tap_count_script,  # every scan tapped (the table not watched)
     "watch": lambda d, app: _watching().watch_script(d, app),
+    "watch-cpu": lambda d, app: _watching().watch_cpu_script(d, app),
     "five": five_players_script,
     "scan-speed": scan_speed_script,
     "camera-check": camera_check_script,
@@ -1185,7 +1186,7 @@ def _watching() -> Any:
     return watch_demo
 
 
-WATCHED = ("taps", "watch")  # the scripts that play with the table watched (Settings' default)
+WATCHED = ("taps", "watch", "watch-cpu")  # the scripts that play with the table watched (Settings' default)
 
 
 def run_in_process(args: argparse.Namespace) -> int:

@@ -159,3 +159,33 @@ def watch_script(d: Driver, app: Any) -> Script:
         raise DemoError(f"the caller {caller} was not preselected ({app.kiosk.jhyap.caller})")
     yield from d.press("confirm")
     yield from d.shot("watch-scored")
+
+
+def watch_cpu_script(d: Driver, app: Any, seconds: float = 8.0, pairs: int = 2) -> Script:
+    """The kiosk's CPU on a round screen waiting for its cards, the table watched against not (Settings'
+    switch), alternated in one run: this whole process (the UI thread drawing the live view included) as a
+    share of one core. The camera holds an empty table (nothing is read)."""
+    from ui.logic.watching import set_watching
+    from vision.devtools.table_film import Film, FilmCamera, Shot
+
+    table = ScriptedTable()
+    app.scanner = film_scanner(app, table)
+    yield 0.2
+    yield from new_jhyap(d, app)
+    seats = app.kiosk.seat_map()
+    camera: FilmCamera = app.scanner._given_camera
+    camera.play(Film(seats.seats, seats.centre, [Shot("empty", 1, ())]))
+    figures: dict[str, list[float]] = {"off": [], "on": []}
+    for _ in range(pairs):
+        for state in ("off", "on"):
+            set_watching(app.store, state == "on")
+            app.refresh()
+            yield 1.0  # settled
+            frames = app.live.frames
+            wall, cpu = time.perf_counter(), time.process_time()
+            yield seconds
+            share = (time.process_time() - cpu) / (time.perf_counter() - wall)
+            figures[state].append(round(100 * share, 2))
+            if state == "on" and app.live.frames - frames < seconds * 3:
+                raise DemoError(f"the live view took {app.live.frames - frames} frames in {seconds:.0f} s")
+    print("WATCHCPU " + json.dumps(figures), flush=True)

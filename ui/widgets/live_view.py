@@ -51,18 +51,25 @@ class LiveView(FloatLayout):
         self.bind(pos=self.redraw, size=self.redraw)
 
     def show(self, frame: Any, regions: Sequence[tuple[float, float, float, float]], words: str) -> None:
-        """A new frame (BGR, small) and what to say under it."""
+        """A new frame (BGR, small) and what to say under it. The same frame size, seats and words: only
+        the texture is written again (no new drawing instructions, no new texture)."""
+        same = self._texture is not None and tuple(regions) == tuple(self.regions)
+        same = same and self.words.text == words
         if frame is not None:
             h, w = frame.shape[:2]
             if self._texture is None or self._frame_size != (w, h):
                 self._texture = texture_from_bgr(frame)
                 self._frame_size = (w, h)
-            else:  # the same texture, written again: no new GPU object per frame
+                same = False
+            else:
                 self._texture.blit_buffer(frame.tobytes(), colorfmt="bgr", bufferfmt="ubyte")
         self.regions = regions
         if self.words.text != words:
             self.words.text = words
-        self.redraw()
+        if same:
+            self.canvas.ask_update()
+        else:
+            self.redraw()
 
     def _fit(self) -> tuple[float, float, float, float]:
         w, h = self._frame_size
