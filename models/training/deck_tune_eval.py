@@ -5,18 +5,20 @@ is taught from one rendered photo per card (the product's teaching: :func:`visio
 boxes its reading matched), the detector is taught that deck within ``--minutes``, and then:
 
 * the never-worse check's figures (held-back scenes composed from the taught photos);
-* fanned 52-card deals of the design itself (the renderer's whole pack in one tight arc, at camera size):
-  recall and precision of the standard reading, the memory alone, and the memory with the taught detector;
+* fanned 52-card deals of the design itself (the whole pack in one arc, spread so that every index shows
+  in part, at camera size; the truth is the whole pack): recall and precision of the standard reading,
+  the memory alone, and the memory with the taught detector;
 * the kiosk's read time of those deals with the shipped and with the taught detector (same memory,
   alternating, one run), as a ratio;
 * the real photos (``--real``, ``../shared/realcards``: other decks), read as standard (the taught deck is
   not used for them) and, for the record, with the taught detector and memory.
 
     python -m models.training.deck_tune_eval --design 300 [--minutes 40] [--deals 12] [--keep DIR]
-    python -m models.training.deck_tune_eval --markdown DIR/*/report.json > models/eval/deck_tune.md
+    python -m models.training.deck_tune_eval --design 300 --measure  # the readings again, the model kept
+    python -m models.training.deck_tune_eval --markdown DIR/*/report.json DIR/*/measure.json > REPORT.md
 
-Prints markdown tables and writes ``DIR/<design>/report.json``; ``--markdown`` turns such reports into
-the report of record (one table per measure, every design a row).
+Prints markdown tables and writes ``DIR/<design>/report.json`` (``measure.json`` with ``--measure``);
+``--markdown`` turns them into the report of record (a design's files merged in order, later over earlier).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import numpy as np
 
 from models.training.deck_scenes import cut_faces
 from models.training.deck_tune import Reading, TuneConfig, finish, read_scenes, tune
+from scorer.cards import CARD_CODES
 
 FACES = Path("runs/deckteach/faces")
 REAL = Path(__file__).resolve().parents[3] / "shared" / "realcards"
@@ -41,17 +44,34 @@ DEAL_SIZE = (1920, 1080)
 
 
 def deals(faces: Path, name: str, count: int, seed: int) -> list[tuple[np.ndarray, list[str]]]:
-    """``count`` fanned 52-card deals of design ``name`` at camera size, with their truth."""
+    """``count`` fanned 52-card deals of design ``name`` at camera size, with the whole pack as their truth.
+    The pack is fanned in one arc as the renderer's deal (:data:`SceneKind.DEAL`) is, but spread wider
+    (330-350 degrees, the cards' centres 1.2-1.5 card heights from the arc's centre), so that each card's
+    index shows in part, as in a real deal spread on the table; the renderer's own deal of these designs
+    hides all but slivers of most indices."""
     from models.training.data.decks import Deck, Family, Split
-    from models.training.data.scenes import FaceLibrary, SceneKind, SceneMaker
+    from models.training.data.scenes import FaceLibrary, _fit, _place_group, render_scene
 
     deck = Deck(name, Family.PROCEDURAL, faces / name, name, Split.VAL, ("JK",))
-    maker = SceneMaker(FaceLibrary(faces, (deck,)))
+    pack = FaceLibrary(faces, (deck,)).deck_faces(deck)
     out = []
+    w, h = DEAL_SIZE
     for k in range(count):
-        result = maker.make(np.random.default_rng([seed, 52, k]), *DEAL_SIZE, kind=SceneKind.DEAL)
-        ok, data = cv2.imencode(".jpg", result.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        out.append((np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)), list(result.cards)))
+        rng = np.random.default_rng([seed, 52, k])
+        order = [str(c) for c in rng.permutation([c for c in CARD_CODES if c != "JK"]) if str(c) in pack]
+        span, radius = rng.uniform(330, 350), rng.uniform(1.2, 1.5)
+        step = span / (len(order) - 1)
+        offsets = []
+        for i in range(len(order)):
+            a = np.radians((i - (len(order) - 1) / 2) * step)
+            offsets.append((radius * np.sin(a), -radius * np.cos(a), -np.degrees(a)))
+        placements = _place_group(
+            [pack[c] for c in order], offsets, w / 2, h / 2, 0.3 * h, rng.uniform(0, 360), 0
+        )
+        placements = _fit(placements, w, h, rng, 0.12 * h)
+        image, _, _ = render_scene(rng, placements, w, h, rng.uniform(0, 0.05), 0, None)
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        out.append((np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)), order))
     return out
 
 
@@ -116,8 +136,11 @@ def markdown(reports: list[dict[str, Any]]) -> str:
         "(`python -m models.training.deck_tune_eval --design N --minutes M`). Procedural designs no model",
         "trained on, each taught from one rendered photo per card as `tabletally deck learn` teaches, then",
         "`tabletally deck train`'s fine-tune (`models.training.deck_tune.tune`) within the minutes given.",
-        "Recall / precision of cards; deals: fanned 52-card packs of the design itself at 1920 x 1080,",
-        "read as the kiosk reads.",
+        "Recall / precision of cards, read as the kiosk reads. Deals: fanned 52-card packs of the design",
+        "itself at 1920 x 1080, every index showing in part, the whole pack the truth. Held-back check:",
+        "`tune`'s never-worse check, 24 scenes composed from the teaching photos (truth: cards with 70 % of",
+        "an index in view). Teaching: wall minutes with the load average of this shared 2-core machine, and",
+        "the process's CPU minutes over 2 (what it would take alone on 2 cores).",
         "",
         "| design | deals: standard | memory alone | memory + taught detector "
         "| held-back check: memory alone "
@@ -175,9 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", type=Path, default=Path("runs/deck-tune"), help="the deck folder and report")
     ap.add_argument("--weights", type=Path, help="no training: export, check and measure these weights")
     ap.add_argument("--epochs", type=int, default=0, help="with --weights: the epochs they were trained")
+    ap.add_argument("--measure", action="store_true", help="no training: measure the model kept in --keep")
     args = ap.parse_args(argv)
     if args.markdown:
-        print(markdown([json.loads(p.read_text(encoding="utf-8")) for p in args.markdown]), end="")
+        merged: dict[str, dict[str, Any]] = {}  # a design's reports in order, later keys over earlier
+        for path in args.markdown:
+            one = json.loads(path.read_text(encoding="utf-8"))
+            merged.setdefault(one["design"], {}).update(one)
+        print(markdown(list(merged.values())), end="")
         return 0
 
     from models.training.deck_scenes import TaughtCard
@@ -207,12 +235,25 @@ def main(argv: list[str] | None = None) -> int:
     images = {p.name: p.image for p in photos}
     cards = [TaughtCard(m.photo, images[m.photo], m.code, tuple(m.boxes)) for m in matches]
     report: dict[str, Any] = {"design": name, "load_before": os.getloadavg()}
+    kept_report = folder / "report.json"
+    if args.measure and kept_report.is_file():  # the training's figures stay; the readings are measured again
+        old = json.loads(kept_report.read_text(encoding="utf-8"))
+        report.update(
+            {
+                k: v
+                for k, v in old.items()
+                if k in ("tune", "tune_minutes", "cpu_s", "load_after_training", "real")
+            }
+        )
     model = folder / "model" / "cards.onnx"
     cfg = TuneConfig(minutes=args.minutes, scenes=args.scenes)
     usage = resource.getrusage(resource.RUSAGE_SELF)
     cpu_before = usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
-    if args.weights:  # an earlier run's weights: its minutes and load are in its own log
+    if args.measure:
+        kept = (folder / "model" / "cards.onnx").is_file()
+        model = folder / ("model" if kept else ".model.rejected") / "cards.onnx"
+    elif args.weights:  # an earlier run's weights: its minutes and load are in its own log
         cut = cut_faces(cards)
         result = finish(folder, memory, cut, args.weights, args.epochs, cfg, print, time.monotonic(), True)
     else:
@@ -222,9 +263,10 @@ def main(argv: list[str] | None = None) -> int:
         report["cpu_s"] = usage.ru_utime + usage.ru_stime - cpu_before
         report["load_after_training"] = os.getloadavg()
         print(f"taught in {report['tune_minutes']:.1f} min (load {os.getloadavg()}), kept: {result.kept}")
-    report["tune"] = result.to_json()
-    if not result.kept:
-        model = folder / ".model.rejected" / "cards.onnx"
+    if not args.measure:
+        report["tune"] = result.to_json()
+        if not result.kept:
+            model = folder / ".model.rejected" / "cards.onnx"
     made = deals(args.faces, name, args.deals, args.seed + 7)
     rows: dict[str, Reading] = {}
     standard = CardDetector(threads=2).load()
@@ -267,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
             )
     usage = resource.getrusage(resource.RUSAGE_SELF)
     report["cpu_s_all"] = usage.ru_utime + usage.ru_stime
-    (folder / "report.json").write_text(json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8")
+    (folder / ("measure.json" if args.measure else "report.json")).write_text(
+        json.dumps(report, indent=1, default=str) + "\n", encoding="utf-8"
+    )
     return 0
 
 
