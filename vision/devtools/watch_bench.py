@@ -57,10 +57,10 @@ def run(seconds: float = 20.0, rounds: int = 2) -> dict[str, float]:
             out["base"].append(cpu / wall)
             watcher = TableWatcher(seat_regions(seats))
 
-            def watch(t: float, watcher: TableWatcher = watcher) -> None:
+            def judge(t: float, watcher: TableWatcher = watcher) -> None:
                 watcher.feed(camera.preview(), t)
 
-            wall, cpu, per = _loop(seconds, watch)
+            wall, cpu, per = _loop(seconds, judge)
             out["watch"].append(cpu / wall)
             out["frame_ms"] += [p * 1000 for p in per]
     base, watch = statistics.median(out["base"]), statistics.median(out["watch"])
