@@ -72,7 +72,11 @@ class HomeScreen(Base):
         actions.add_widget(Btn(_("Settings"), lambda: self.app.go("settings"), role="quiet", name="settings"))
         left = vbox()
         left.add_widget(actions)
-        left.add_widget(Widget())
+        if landscape():
+            left.add_widget(Widget())
+        else:  # portrait: the buttons take their height, the games and tonight's standings the rest
+            left.size_hint_y = None
+            actions.bind(height=left.setter("height"))
         body.add_widget(left)
         resume = vbox(size_hint_y=None)
         resumable = self.kiosk.resumable()
@@ -103,6 +107,6 @@ class HomeScreen(Base):
             resume.add_widget(AutoLbl(_("Tonight's standings"), "m", bold=True, color=MUTED))
             rows = [[_("Player"), _("Played"), _("Won")]]
             rows += [[s.name, num(s.played), num(s.won)] for s in standings]
-            resume.add_widget(table(rows, [3, 1.3, 1.1], bold_col=2))
+            resume.add_widget(table(rows, [3, 1.3, 1.1], bold_col=2, size="m" if landscape() else "l"))
         body.add_widget(scroller(resume))
         root.add_widget(body)
