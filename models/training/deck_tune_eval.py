@@ -34,9 +34,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.training.deck_scenes import cut_faces
+from models.training.deck_scenes import cut_faces, fanned_pack
 from models.training.deck_tune import Reading, TuneConfig, finish, read_scenes, tune
-from scorer.cards import CARD_CODES
 
 FACES = Path("runs/deckteach/faces")
 REAL = Path(__file__).resolve().parents[3] / "shared" / "realcards"
@@ -50,28 +49,15 @@ def deals(faces: Path, name: str, count: int, seed: int) -> list[tuple[np.ndarra
     index shows in part, as in a real deal spread on the table; the renderer's own deal of these designs
     hides all but slivers of most indices."""
     from models.training.data.decks import Deck, Family, Split
-    from models.training.data.scenes import FaceLibrary, _fit, _place_group, render_scene
+    from models.training.data.scenes import FaceLibrary
 
     deck = Deck(name, Family.PROCEDURAL, faces / name, name, Split.VAL, ("JK",))
     pack = FaceLibrary(faces, (deck,)).deck_faces(deck)
     out = []
-    w, h = DEAL_SIZE
     for k in range(count):
-        rng = np.random.default_rng([seed, 52, k])
-        order = [str(c) for c in rng.permutation([c for c in CARD_CODES if c != "JK"]) if str(c) in pack]
-        span, radius = rng.uniform(330, 350), rng.uniform(1.2, 1.5)
-        step = span / (len(order) - 1)
-        offsets = []
-        for i in range(len(order)):
-            a = np.radians((i - (len(order) - 1) / 2) * step)
-            offsets.append((radius * np.sin(a), -radius * np.cos(a), -np.degrees(a)))
-        placements = _place_group(
-            [pack[c] for c in order], offsets, w / 2, h / 2, 0.3 * h, rng.uniform(0, 360), 0
-        )
-        placements = _fit(placements, w, h, rng, 0.12 * h)
-        image, _, _ = render_scene(rng, placements, w, h, rng.uniform(0, 0.05), 0, None)
-        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-        out.append((np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)), order))
+        result = fanned_pack(np.random.default_rng([seed, 52, k]), pack, *DEAL_SIZE, (330, 350), (1.2, 1.5))
+        ok, data = cv2.imencode(".jpg", result.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        out.append((np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR)), result.hands[0]))
     return out
 
 

@@ -146,3 +146,16 @@ def test_a_finished_model_replaces_the_old_one_by_renames(tmp_path: Path) -> Non
     install(staged, target)
     assert (target / "cards.onnx").read_bytes() == b"new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_a_fanned_pack_is_the_whole_pack_and_scenes_leave_the_renderers_rule_as_it_was(
+    faces: dict[str, Face],
+) -> None:
+    from models.training.data import scenes as renderer
+    from models.training.deck_scenes import fanned_pack
+
+    general = renderer.MIN_VISIBLE
+    result = fanned_pack(np.random.default_rng(1), faces, 480, 360, (330, 350), (1.2, 1.5))
+    assert sorted(result.hands[0]) == sorted(faces) and result.kind == "deal"
+    list(scenes(faces, 2, 3, (320, 240)))
+    assert general == renderer.MIN_VISIBLE
