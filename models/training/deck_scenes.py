@@ -268,11 +268,20 @@ class TaughtSceneMaker(SceneMaker):
     :func:`fanned_pack`."""
 
     def make(
-        self, rng: np.random.Generator, w: int, h: int, kind: SceneKind | None = None, **kw: object
+        self,
+        rng: np.random.Generator,
+        w: int,
+        h: int,
+        kind: SceneKind | None = None,
+        hand_rng: np.random.Generator | None = None,
+        mark_rng: np.random.Generator | None = None,
+        four_rng: np.random.Generator | None = None,
+        turn_rng: np.random.Generator | None = None,
+        bend_rng: np.random.Generator | None = None,
     ) -> SceneResult:
         if kind is SceneKind.DEAL:
             return fanned_pack(rng, self.library.deck_faces(self.library.decks[0]), w, h)
-        return super().make(rng, w, h, kind=kind, **kw)  # type: ignore[arg-type]
+        return super().make(rng, w, h, kind, hand_rng, mark_rng, four_rng, turn_rng, bend_rng)
 
     def _draw_cards(
         self, rng: np.random.Generator, n: int, pool: tuple[str, ...] | None = None, jokers: bool = True
