@@ -151,15 +151,38 @@ def test_kiosk_killed_mid_round_resumes_with_nothing_lost(tmp_path: Path) -> Non
     assert (tmp_path / "shots" / "landscape").is_dir()
 
 
-def test_the_demo_counts_two_taps_for_a_round_read_right_and_four_with_one_card_wrong(tmp_path: Path) -> None:
+def test_the_demo_counts_one_tap_for_a_round_read_right_with_the_table_watched(tmp_path: Path) -> None:
     proc = run_demo(tmp_path, "--script", "taps", "--size", "landscape", "--data-dir", str(tmp_path / "d"))
     demo_result(proc)
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]  # the kiosk's own reading process ends cleanly
+    taps = result_line(proc.stdout, "TAPS ")
+    assert taps["jhyap, read right"] == 1  # score: read by itself, the only low hand is the caller
+    assert taps["jhyap, one card misread"] == 3  # the card, its right code, score
+    assert taps["jhyap, one card misplaced"] == 3  # the card, "to <player>", score
+    assert taps["seep, read right, 2 sweeps"] == 2 + 1  # the sweeps, score: the piles read when laid out
+
+
+def test_the_demo_counts_two_taps_for_a_round_read_right_and_four_with_one_card_wrong(tmp_path: Path) -> None:
+    """Every scan tapped (the table not watched)."""
+    proc = run_demo(
+        tmp_path, "--script", "taps-tapped", "--size", "landscape", "--data-dir", str(tmp_path / "d")
+    )
+    demo_result(proc)
     taps = result_line(proc.stdout, "TAPS ")
     assert taps["jhyap, read right"] == 2  # scan, score: the only low hand is the caller
     assert taps["jhyap, one card misread"] == 4  # scan, the card, its right code, score
     assert taps["jhyap, one card misplaced"] == 4  # scan, the card, "to <player>", score
     assert taps["seep, read right, 2 sweeps"] == 2 + 2  # the sweeps, one photo of both piles, score
+
+
+@pytest.mark.parametrize("size", ["landscape", "portrait"])
+def test_the_live_view_says_each_word_and_the_round_is_read_by_itself(tmp_path: Path, size: str) -> None:
+    proc = run_demo(tmp_path, "--script", "watch", "--size", size, "--out", str(tmp_path / "shots"))
+    result = demo_result(proc)
+    assert "STEP round read by itself" in proc.stdout
+    names = {p.name.split("-", 1)[1] for p in (tmp_path / "shots" / size).glob("*.png")}
+    assert {"watch-waiting.png", "watch-hold.png", "watch-reading.png", "watch-read.png"} <= names
+    assert not result["cut_text"]
 
 
 @pytest.mark.parametrize("size", ["landscape", "portrait"])

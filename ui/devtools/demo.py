@@ -1209,11 +1209,10 @@ def run_in_process(args: argparse.Namespace) -> int:
     camera = args.camera or _demo_camera()
     data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="tabletally-demo-"))
     store = Store(data_dir)
-    if args.script not in WATCHED:  # the other walks tap every scan: the folder camera's photos change
-        from ui.logic.watching import set_watching  # at each scan, which the watcher would see
-
-        set_watching(store, False)
     app = TableTallyApp(store, camera=camera, model_path=args.model)
+    # The other walks tap every scan (the folder camera's photo changes at each, which the watcher would
+    # see): the watching is held off for them, Settings showing its own default.
+    app.live.held = args.script not in WATCHED
     out = Path(args.out) / args.size if args.out else None
     driver = Driver(app, out, "")
     script = SCRIPTS[args.script](driver, app)

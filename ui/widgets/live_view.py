@@ -115,6 +115,7 @@ class LiveWatch:
         self._busy = False
         self._target: WatchTarget | None = None
         self.frames = 0  # frames taken (the demo and the benchmark count them)
+        self.held = False  # the demo's walks that tap every scan hold the watching off, Settings unchanged
 
     def view(self, beside: bool = False) -> Widget:
         """The live view for the round screen being built (with ``beside``, in landscape, an empty space:
@@ -145,7 +146,7 @@ class LiveWatch:
         return row
 
     def on(self) -> bool:
-        return watching_on(self.app.store)
+        return watching_on(self.app.store) and not self.held
 
     def start(self) -> None:
         if self._event is None:
