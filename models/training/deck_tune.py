@@ -328,9 +328,12 @@ def never_worse(
     memory: Any, model: Path, made: Sequence[tuple[np.ndarray, list[str]]], progress: Progress
 ) -> tuple[Reading, Reading]:
     """The kiosk's reading of ``made`` with the deck's memory on the shipped detector, then on ``model``."""
+    import dataclasses
+
     from vision.deck.memory import use_deck
     from vision.reading.detector import CardDetector
 
+    memory = dataclasses.replace(memory, model=None)  # not a detector the deck was taught before
     readings = []
     for label, path in (("the memory alone", None), ("the taught detector", model)):
         detector = CardDetector(path, threads=CPU_THREADS).load()
