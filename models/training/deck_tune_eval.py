@@ -128,11 +128,11 @@ def markdown(reports: list[dict[str, Any]]) -> str:
         "an index in view). Teaching: wall minutes with the load average of this shared 2-core machine, and",
         "the process's CPU minutes over 2 (what it would take alone on 2 cores).",
         "",
-        "| design | deals: standard | memory alone | memory + taught detector "
+        "| design | recipe | deals: standard | memory alone | memory + taught detector "
         "| held-back check: memory alone "
         "| with the taught detector | kept | teaching: wall min (load avg) | CPU min / 2 cores | epochs "
         "| read time taught / shipped |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for rep in reports:
         deals_of = rep.get("deals", {})
@@ -142,13 +142,14 @@ def markdown(reports: list[dict[str, Any]]) -> str:
         cpu = rep.get("cpu_s")
         cells = [
             rep["design"],
+            str(rep.get("recipe", "as committed")),
             _pct(deals_of["standard"]) if "standard" in deals_of else "-",
             _pct(deals_of["memory alone"]) if "memory alone" in deals_of else "-",
             _pct(deals_of["memory + taught detector"]) if "memory + taught detector" in deals_of else "-",
             _pct(tune_of["memory"]) if "memory" in tune_of else "-",
             _pct(tune_of["tuned"]) if "tuned" in tune_of else "-",
             "yes" if tune_of.get("kept") else "no",
-            f"{rep.get('tune_minutes', 0):.1f} ({load[0]:.1f})",
+            f"{rep['tune_minutes']:.1f} ({load[0]:.1f})" if "tune_minutes" in rep else "-",
             f"{cpu / 120:.1f}" if cpu else "-",
             str(tune_of.get("epochs", "-")),
             f"{ms['taught'] / ms['shipped']:.2f}" if ms else "-",
