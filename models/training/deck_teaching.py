@@ -323,7 +323,12 @@ class NoRescue(DeckMemory):
     """A memory that blends but rescues nothing (the blend's sweep)."""
 
     def rescue(
-        self, detector: Any, image: np.ndarray, found: Sequence[Detection], passes: Any = None
+        self,
+        reader: CornerReader,
+        image: np.ndarray,
+        found: Sequence[Detection],
+        candidates: tuple[np.ndarray, np.ndarray],
+        confidence: float,
     ) -> list[Detection]:
         return list(found)
 
