@@ -121,3 +121,30 @@ def test_a_reading_with_one_hand_at_the_call_limit_preselects_its_player(kiosk: 
     flow = kiosk.jhyap
     assert flow.caller == "Asha" and flow.caller_guessed  # only Asha's 3 is at or under the call limit
     assert flow.ready  # the round waits for Score alone
+
+
+def test_the_table_read_for_one_round_is_not_read_again_for_the_next(kiosk: Kiosk) -> None:
+    """The next round's screen opens while the scored cards still lie there (its seats come back from the
+    record, rounded): the same still table is not read again; cleared and laid again, it is."""
+    start(kiosk)
+    first = watch_target(kiosk)
+    assert first is not None
+    hands = [["AS", "2H"], ["KS", "QH", "9C"], ["10D", "JC", "8S"], ["5C", "6D"]]
+    film = laying_film(hands, first.seats, first.centre)
+    frames = [Renderer(film).small(i) for i in range(film.length)]
+    watch = RoundWatch()
+    scans = [i for i, t in enumerate(film.times()) if watch.look(frames[i], t, first)]
+    assert scans == film.expected_scans()
+    flow = kiosk.jhyap
+    flow.pick_caller("Asha")
+    for player, cards in zip(PLAYERS, hands, strict=True):
+        flow.type_hand(player, cards)
+    kiosk.confirm()
+    kiosk.next_round()
+    second = watch_target(kiosk)
+    assert second is not None and second.regions != first.regions  # the seats as the record keeps them
+    t = film.times()[-1]
+    for k in range(12):  # the scored cards still on the table
+        assert not watch.look(frames[-1], t + 1 + k / 4, second)
+    again = [i for i, ti in enumerate(film.times()) if watch.look(frames[i], t + 10 + ti, second)]
+    assert again == film.expected_scans()  # cleared, then laid again: read once

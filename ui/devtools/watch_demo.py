@@ -159,6 +159,10 @@ def watch_script(d: Driver, app: Any) -> Script:
         raise DemoError(f"the caller {caller} was not preselected ({app.kiosk.jhyap.caller})")
     yield from d.press("confirm")
     yield from d.shot("watch-scored")
+    # The next round's screen while the scored cards still lie there: the same still table is not read again.
+    yield 3.0
+    if app.scanner.busy or app.scan_pending or app.kiosk.jhyap.table_scan is not None:
+        raise DemoError("the table read for round 1 was read again for round 2")
 
 
 def watch_cpu_script(d: Driver, app: Any, seconds: float = 8.0, pairs: int = 2) -> Script:

@@ -92,7 +92,7 @@ class RoundWatch:
 
     def __init__(self) -> None:
         self._watcher: TableWatcher | None = None
-        self._regions: tuple[Region, ...] | None = None
+        self._regions: tuple[tuple[float, ...], ...] | None = None
         self._words = ""
         self.auto_scan = False  # the scan in progress was started by the watcher
 
@@ -108,8 +108,11 @@ class RoundWatch:
         if target is None:
             self._words = ""
             return False
-        if self._watcher is None or target.regions != self._regions:
-            self._watcher, self._regions = TableWatcher(target.regions), target.regions
+        # The same table from round to round (the seats come back from the record rounded): one watcher,
+        # which knows the table it read and the empty table it learnt.
+        regions = tuple(tuple(round(v, 3) for v in r) for r in target.regions)
+        if self._watcher is None or regions != self._regions:
+            self._watcher, self._regions = TableWatcher(target.regions), regions
         look = self._watcher.feed(frame, t)
         if look.state is WatchState.HOLD:
             self._words = HOLD
