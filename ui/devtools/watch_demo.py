@@ -23,8 +23,9 @@ from ui.devtools.demo import ROUNDS, DemoError, Driver, Script, ScriptedTable, n
 SCAN_WAIT = 30.0  # seconds the film may take to be read by itself before the demo gives up
 
 
-def film_scanner(app: Any, table: ScriptedTable) -> Any:
-    """The kiosk's scanner reading ``table``'s detections from a scripted table's films."""
+def film_scanner(app: Any, table: ScriptedTable, reading_s: float = 0.0) -> Any:
+    """The kiosk's scanner reading ``table``'s detections from a scripted table's films (each reading
+    taking at least ``reading_s``, as a real one does, so a screenshot can catch it)."""
     from ui.logic.scan import Scanner
     from vision.devtools.table_film import FilmCamera
     from vision.runtimes.fake import FakeDetector
@@ -35,10 +36,15 @@ def film_scanner(app: Any, table: ScriptedTable) -> Any:
         app.camera_spec(),
         None,
         dispatch=app._dispatch,
-        detector=FakeDetector(table.detections),
+        detector=FakeDetector(lambda image: _slowly(reading_s, table.detections, image)),
         after_frame=app._after_frame,
         camera=FilmCamera(),
     )
+
+
+def _slowly(seconds: float, read: Any, image: Any) -> Any:
+    time.sleep(seconds)
+    return read(image)
 
 
 def lay(app: Any, hands: list[list[str]], seats: Any, seed: int) -> None:
@@ -133,7 +139,7 @@ def watch_script(d: Driver, app: Any) -> Script:
     from ui.logic.watching import HOLD, READING, WAITING
 
     table = ScriptedTable()
-    app.scanner = film_scanner(app, table)
+    app.scanner = film_scanner(app, table, reading_s=1.0)
     yield 0.2
     yield from new_jhyap(d, app)
     caller, hands = ROUNDS[0]
