@@ -20,7 +20,8 @@ MIN_CORNER_PX = MIN_MODEL_PX * W / 576
 
 
 class Cards:
-    """A reader that finds the given cards in any photo (as the doctor's PipelineReader, through ``cards``)."""
+    """A reader that finds the given cards in any photo (as the doctor's PipelineReader, through
+    ``cards``)."""
 
     imgsz = 576
 
