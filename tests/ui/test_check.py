@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.kiosk_scans import record_scan
 from ui.logic.card_edit import TABLE_CARDS
 from ui.logic.check import TABLE_COLOUR, card_choices, fit_chips, jhyap_view, seep_view
 from ui.logic.jhyap_round import TABLE
@@ -58,8 +59,8 @@ def test_with_seats_each_card_goes_to_the_player_in_front_of_it_and_the_middle_t
     kiosk.set_seats(layout(4, "round", "bottom"))
     assert not kiosk.seats_needed
     # One cluster for the whole photo (the old grouping would give it all to one player): seats split it.
-    kiosk.record_scan(
-        table_photo([["AS", "2H"], ["KS", "QH", "9C"], ["10D", "JC"], ["5C", "6D"]], ["7H", "8H"])
+    record_scan(
+        kiosk, table_photo([["AS", "2H"], ["KS", "QH", "9C"], ["10D", "JC"], ["5C", "6D"]], ["7H", "8H"])
     )
     flow = kiosk.jhyap
     assert flow.codes() == {
@@ -79,21 +80,21 @@ def test_with_seats_each_card_goes_to_the_player_in_front_of_it_and_the_middle_t
 def test_the_only_hand_at_or_under_the_call_limit_is_preselected_as_the_caller(kiosk: Kiosk) -> None:
     start(kiosk)
     kiosk.set_seats(layout(4))
-    kiosk.record_scan(table_photo([["AS", "2H"], ["KS", "QH"], ["10D", "JC"], ["5C", "6D"]]))
+    record_scan(kiosk, table_photo([["AS", "2H"], ["KS", "QH"], ["10D", "JC"], ["5C", "6D"]]))
     flow = kiosk.jhyap
     assert flow.caller == "Asha" and flow.caller_guessed
     assert flow.ready  # scan, then score: two taps
     flow.pick_caller("Dipa")
     assert not flow.caller_guessed
     # Two hands under the limit: nobody is guessed.
-    kiosk.record_scan(table_photo([["AS", "2H"], ["AC", "3H"], ["10D", "JC"], ["5C", "6D"]]))
+    record_scan(kiosk, table_photo([["AS", "2H"], ["AC", "3H"], ["10D", "JC"], ["5C", "6D"]]))
     assert kiosk.jhyap.caller == "Dipa"  # a caller the players picked stays
 
 
 def test_two_low_hands_preselect_nobody(kiosk: Kiosk) -> None:
     start(kiosk)
     kiosk.set_seats(layout(4))
-    kiosk.record_scan(table_photo([["AS", "2H"], ["AC", "3H"], ["10D", "JC"], ["5C", "6D"]]))
+    record_scan(kiosk, table_photo([["AS", "2H"], ["AC", "3H"], ["10D", "JC"], ["5C", "6D"]]))
     assert kiosk.jhyap.caller is None
 
 
@@ -102,8 +103,8 @@ def test_a_tapped_card_offers_its_alternatives_and_every_other_holder_and_moves_
 ) -> None:
     start(kiosk)
     kiosk.set_seats(layout(4))
-    kiosk.record_scan(
-        table_photo([["AS", "2H"], ["KS", "QH", "9C"], ["10D", "JC"], ["5C", "6D"]], ["7H"], ["9C"])
+    record_scan(
+        kiosk, table_photo([["AS", "2H"], ["KS", "QH", "9C"], ["10D", "JC"], ["5C", "6D"]], ["7H"], ["9C"])
     )
     flow = kiosk.jhyap
     view = jhyap_view(flow)
@@ -153,7 +154,7 @@ def test_seep_reads_both_piles_in_one_photo_one_per_half_and_checks_the_100_poin
     far = ["6S", "7S", "8S", "9S", "10S", "JS", "QS", "AD"]  # team B, AC missing
     cards = [HandCard(c, 0.9, False, (100 + 60 * i, 700, 140 + 60 * i, 756)) for i, c in enumerate(near)]
     cards += [HandCard(c, 0.9, False, (100 + 60 * i, 200, 140 + 60 * i, 256)) for i, c in enumerate(far)]
-    kiosk.record_scan(ScanResult(BOTH, tuple(cards), (), 1000, 1000, jpeg=b"jpeg"))
+    record_scan(kiosk, ScanResult(BOTH, tuple(cards), (), 1000, 1000, jpeg=b"jpeg"))
     flow = kiosk.seep
     assert flow.codes() == {"A": near, "B": far}
     assert flow.missing() == ("AC",)  # the 100-point check on every deal, from one photo
@@ -179,7 +180,7 @@ def test_seats_are_kept_for_the_night_and_refused_when_they_do_not_fit(kiosk: Ki
 def test_the_round_draft_keeps_the_table_cards_seats_and_guessed_caller(kiosk: Kiosk, tmp_path: Path) -> None:
     start(kiosk)
     kiosk.set_seats(layout(4))
-    kiosk.record_scan(table_photo([["AS", "2H"], ["KS", "QH"], ["10D", "JC"], ["5C", "6D"]], ["7H"]))
+    record_scan(kiosk, table_photo([["AS", "2H"], ["KS", "QH"], ["10D", "JC"], ["5C", "6D"]], ["7H"]))
     again = Kiosk(Store(tmp_path))
     assert kiosk.game is not None
     again.open(kiosk.game.id)
@@ -211,7 +212,7 @@ def test_a_joker_in_a_seep_photo_is_shown_and_refused_not_a_crash(kiosk: Kiosk) 
         HandCard("JK", 0.9, False, (100, 700, 140, 756)),
         HandCard("AS", 0.9, False, (100, 200, 140, 256)),
     )
-    kiosk.record_scan(ScanResult(BOTH, cards, (), 1000, 1000, jpeg=b"jpeg"))
+    record_scan(kiosk, ScanResult(BOTH, cards, (), 1000, 1000, jpeg=b"jpeg"))
     view = seep_view(kiosk.seep)
     assert view.rows[0].total is None and view.rows[1].total == 1
     assert "joker" in kiosk.seep.problems()[0].lower()

@@ -178,7 +178,9 @@ def test_a_games_confirmed_scans_corrections_included_are_added_to_the_deck(tmp_
         ]
     }
     scan = store.add_scan(game, 1, "A", jpeg, detected)
-    store.confirm_scan(scan.id, {"target": "A", "cards": ["3H", "7C", "KD"]})  # the 5H was a 3H
+    confirmed = {"target": "A", "cards": ["3H", "7C", "KD"]}  # the 5H was a 3H
+    round_ = {"caller": "B", "hands": {"A": confirmed["cards"], "B": ["AS"]}}
+    store.add_entry(game, round_, confirmed_scans=[(scan.id, confirmed)])  # as the kiosk confirms a round
     kiosk.fake = FakeDetector(detections(["5H", "7C", "KD"]))
     kiosk.fake.reader = CornerReader(DEFAULT_READER, threads=1)  # type: ignore[attr-defined]
     shelf = DeckShelf(tmp_path / "data")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.ui.kiosk_scans import record_scan
 from ui.logic import boards, games
 from ui.logic.jhyap_round import TABLE, JhyapRoundFlow
 from ui.logic.keyboard import BACKSPACE, DONE, SWITCH, NameKeyboard
@@ -161,7 +162,7 @@ def test_round_shows_dealer_and_starter_from_the_scorer(kiosk: Kiosk) -> None:
 def test_table_scan_assigns_hands_clockwise_from_the_bottom(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Asha")
-    kiosk.record_scan(table_scan([ROUND1[p] for p in PLAYERS]))
+    record_scan(kiosk, table_scan([ROUND1[p] for p in PLAYERS]))
     flow = kiosk.jhyap
     assert flow.codes() == ROUND1
     assert flow.needs_seat_confirm
@@ -170,7 +171,7 @@ def test_table_scan_assigns_hands_clockwise_from_the_bottom(kiosk: Kiosk) -> Non
 
 def test_two_hands_the_scan_mixed_up_can_be_swapped(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
-    kiosk.record_scan(table_scan([ROUND1[p] for p in PLAYERS]))
+    record_scan(kiosk, table_scan([ROUND1[p] for p in PLAYERS]))
     flow = kiosk.jhyap
     flow.swap_hands("Asha", "Dipa")
     assert flow.codes()["Asha"] == ROUND1["Dipa"] and flow.codes()["Dipa"] == ROUND1["Asha"]
@@ -185,21 +186,21 @@ def test_confirmed_seats_are_remembered_for_the_next_round(kiosk: Kiosk) -> None
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Asha")
     kiosk.jhyap.seat_anchor = "Dipa"  # Dipa sits nearest the camera
-    kiosk.record_scan(table_scan([ROUND1[p] for p in ["Dipa", "Asha", "बिकास", "Chandra"]]))
+    record_scan(kiosk, table_scan([ROUND1[p] for p in ["Dipa", "Asha", "बिकास", "Chandra"]]))
     kiosk.confirm_seats()
     kiosk.confirm()
     kiosk.next_round()
     flow = kiosk.jhyap
     assert flow.seats_confirmed and not flow.needs_seat_confirm
     flow.pick_caller("Dipa")
-    kiosk.record_scan(table_scan([ROUND2[p] for p in ["Dipa", "Asha", "बिकास", "Chandra"]]))
+    record_scan(kiosk, table_scan([ROUND2[p] for p in ["Dipa", "Asha", "बिकास", "Chandra"]]))
     assert kiosk.jhyap.codes() == ROUND2
 
 
 def test_fast_path_is_pick_caller_scan_confirm(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Asha")  # tap 1
-    kiosk.record_scan(table_scan([ROUND1[p] for p in PLAYERS]))  # tap 2 (the scan)
+    record_scan(kiosk, table_scan([ROUND1[p] for p in PLAYERS]))  # tap 2 (the scan)
     kiosk.confirm()  # tap 3
     assert kiosk.screen == RESULT
     assert boards.jhyap_board(kiosk.log).rows[0].name == "Asha"
@@ -208,7 +209,7 @@ def test_fast_path_is_pick_caller_scan_confirm(kiosk: Kiosk) -> None:
 
 def test_uncertain_cards_are_highlighted_until_a_player_confirms_them(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
-    kiosk.record_scan(table_scan([ROUND1[p] for p in PLAYERS], uncertain={"9C"}))
+    record_scan(kiosk, table_scan([ROUND1[p] for p in PLAYERS], uncertain={"9C"}))
     flow = kiosk.jhyap
     assert flow.uncertain_left == 1
     flow.confirm_card("बिकास", 2)
@@ -217,7 +218,7 @@ def test_uncertain_cards_are_highlighted_until_a_player_confirms_them(kiosk: Kio
 
 def test_fixing_adding_and_removing_cards_changes_the_total(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
-    kiosk.record_scan(table_scan([ROUND1[p] for p in PLAYERS]))
+    record_scan(kiosk, table_scan([ROUND1[p] for p in PLAYERS]))
     flow = kiosk.jhyap
     flow.set_card("बिकास", 2, "6c")  # the 9C was a 6C
     flow.add_card("बिकास", "JK")
@@ -362,7 +363,7 @@ def test_a_restart_resumes_the_round_in_progress_exactly(kiosk: Kiosk, tmp_path:
     gid = start_jhyap(kiosk)
     play(kiosk, "Asha", ROUND1)
     kiosk.jhyap.pick_caller("Dipa")
-    kiosk.record_scan(table_scan([ROUND2[p] for p in PLAYERS], uncertain={"QD"}))
+    record_scan(kiosk, table_scan([ROUND2[p] for p in PLAYERS], uncertain={"QD"}))
     kiosk.jhyap.set_card("Asha", 0, "3S")
     kiosk.save()
     kiosk.store.close()
@@ -420,7 +421,7 @@ def test_a_game_whose_last_round_was_recorded_but_not_marked_over_is_finished_on
 def test_scans_keep_what_the_players_confirmed(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Asha")
-    kiosk.record_scan(table_scan([ROUND1[p] for p in PLAYERS], uncertain={"9C"}))
+    record_scan(kiosk, table_scan([ROUND1[p] for p in PLAYERS], uncertain={"9C"}))
     kiosk.jhyap.set_card("बिकास", 2, "6C")
     kiosk.confirm()
     scan = kiosk.store.scans(kiosk.game.id)[0]
@@ -645,7 +646,7 @@ def test_scanner_reports_a_missing_camera_with_a_retry_message(tmp_path: Path) -
 def test_a_failed_camera_scan_leaves_the_hands_alone(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     kiosk.jhyap.type_hand("Asha", ["AS"])
-    kiosk.record_scan(ScanResult(TABLE, error="The camera did not give a photo", camera_failed=True))
+    record_scan(kiosk, ScanResult(TABLE, error="The camera did not give a photo", camera_failed=True))
     assert kiosk.jhyap.codes()["Asha"] == ["AS"]
     assert kiosk.jhyap.message == "The camera did not give a photo"
     assert kiosk.jhyap.table_scan is None  # so the screen offers "Retry scan"
@@ -655,7 +656,7 @@ def test_a_failed_camera_scan_leaves_the_hands_alone(kiosk: Kiosk) -> None:
 def test_round_flow_draft_round_trips_through_json(kiosk: Kiosk) -> None:
     start_jhyap(kiosk)
     kiosk.jhyap.pick_caller("Chandra")
-    kiosk.record_scan(table_scan([ROUND1[p] for p in PLAYERS], uncertain={"QH"}))
+    record_scan(kiosk, table_scan([ROUND1[p] for p in PLAYERS], uncertain={"QH"}))
     data = json.loads(json.dumps(kiosk.jhyap.to_dict()))
     again = JhyapRoundFlow.from_dict(kiosk.log, data)
     assert again.codes() == kiosk.jhyap.codes() and again.caller == "Chandra"
@@ -688,7 +689,7 @@ def test_scanner_runs_the_vision_pipeline_and_the_round_takes_its_hands(kiosk: K
     assert result.error is None, result.error
     assert sorted(c.code for c in result.cards) == sorted(c for h in hands for c in h)
     assert len(result.groups) == 4
-    kiosk.record_scan(result)
+    record_scan(kiosk, result)
     assert kiosk.jhyap.codes() == ROUND1
     assert kiosk.jhyap.uncertain_left == 1  # the low-confidence 9C is marked for a look
     kiosk.confirm()

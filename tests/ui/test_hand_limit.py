@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.kiosk_scans import record_scan
 from ui.logic.check import jhyap_view
 from ui.logic.jhyap_round import TABLE
 from ui.logic.kiosk import Kiosk, KioskError
@@ -36,7 +37,9 @@ def scan_for(player: str, codes: list[str], confidences: list[float]) -> ScanRes
 def test_a_sixth_card_is_marked_and_the_round_waits_for_the_players(kiosk: Kiosk) -> None:
     flow = kiosk.jhyap
     flow.mode = TABLE
-    kiosk.record_scan(scan_for("Asha", ["AS", "2S", "3S", "4S", "KH", "5S"], [0.9, 0.9, 0.9, 0.9, 0.35, 0.9]))
+    record_scan(
+        kiosk, scan_for("Asha", ["AS", "2S", "3S", "4S", "KH", "5S"], [0.9, 0.9, 0.9, 0.9, 0.35, 0.9])
+    )
     flow = kiosk.jhyap
     flow.type_hand("Bikash", ["AH"])
     flow.type_hand("Chandra", ["KD", "QD"])

@@ -92,7 +92,7 @@ def test_scan_photo_is_written_beside_the_record_with_what_was_confirmed(store: 
     scan = store.add_scan(gid, 1, "table", b"\xff\xd8jpeg", {"cards": [{"code": "AS"}]})
     assert scan.photo is not None and scan.photo.read_bytes() == b"\xff\xd8jpeg"
     assert scan.photo.parent == store.photos_dir
-    store.confirm_scan(scan.id, {"cards": ["AS"]})
+    store.add_entry(gid, R1, confirmed_scans=[(scan.id, {"cards": ["AS"]})])  # as the kiosk confirms a round
     assert store.scans(gid)[0].confirmed == {"cards": ["AS"]}
     assert store.scans(gid)[0].detected == {"cards": [{"code": "AS"}]}
 

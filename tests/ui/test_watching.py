@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.ui.kiosk_scans import record_scan
 from ui.i18n import set_language
 from ui.logic.jhyap_round import TABLE
 from ui.logic.kiosk import Kiosk
@@ -117,7 +118,7 @@ def test_a_reading_with_one_hand_at_the_call_limit_preselects_its_player(kiosk: 
         for j, code in enumerate(hand):
             cx, cy = (0.5 + (x - 0.5) * 0.7) * 1000 + 30 * j, (0.5 + (y - 0.5) * 0.7) * 1000
             cards.append(HandCard(code, 0.9, False, (cx, cy, cx + 25, cy + 35)))
-    kiosk.record_scan(ScanResult(TABLE, tuple(cards), (), 1000, 1000, jpeg=b"jpeg"))
+    record_scan(kiosk, ScanResult(TABLE, tuple(cards), (), 1000, 1000, jpeg=b"jpeg"))
     flow = kiosk.jhyap
     assert flow.caller == "Asha" and flow.caller_guessed  # only Asha's 3 is at or under the call limit
     assert flow.ready  # the round waits for Score alone

@@ -275,15 +275,6 @@ class Kiosk:
             raise KioskError("no Seep deal is being entered")
         return self.flow
 
-    def record_scan(self, result: ScanResult) -> None:
-        """Keep the scan (photo + what was read) and put its cards into the round, all at once."""
-        shown = self.show_scan(result)
-        if shown is None:
-            self.save()
-            return
-        self.keep_scan(shown)
-        self.scan_kept(shown)
-
     def show_scan(self, result: ScanResult) -> ShownScan | None:
         """Put a scan's cards into the round now, writing nothing, so the players see the result at once.
         Returns the scan to keep (:meth:`keep_scan`, then :meth:`scan_kept` on this thread); None when the

@@ -477,11 +477,6 @@ class Store:
         with self._tx() as db:
             db.executemany("UPDATE scans SET photo = NULL WHERE photo = ?", [(p.name,) for p in photos])
 
-    def confirm_scan(self, scan_id: int, confirmed: Any) -> None:
-        """Record what the players confirmed for a scan (the cards as finally scored)."""
-        with self._tx() as db:
-            self._confirm_scans(db, [(scan_id, confirmed)])
-
     def scan(self, scan_id: int) -> ScanRecord:
         rows = self._query(
             f"SELECT {SCAN_COLS} FROM scans WHERE id = ?",
