@@ -61,11 +61,6 @@ def language() -> str:
     return _language
 
 
-def has_catalog(code: str) -> bool:
-    """Whether the compiled catalog of `code` is there (English needs none)."""
-    return code == DEFAULT_LANGUAGE or (LOCALE_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.mo").is_file()
-
-
 def set_digits(style: str) -> None:
     """Show numbers with Western (the default) or Devanagari digits."""
     global _digits

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.catalogs import has_catalog
 from tests.share.conftest import ROUND1, ROUND2, play
 from ui import i18n
 from ui.devtools.browser import Chromium, find_chromium
@@ -141,7 +142,7 @@ def test_the_page_writes_numbers_in_the_kiosks_digits(
 
 
 @pytest.mark.usefixtures("locale")
-@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+@pytest.mark.skipif(not has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
 def test_the_page_speaks_the_kiosks_new_language_by_itself(
     browser: Chromium, server: ShareServer, kiosk: Kiosk
 ) -> None:

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.catalogs import has_catalog
 from tests.share.conftest import ROUND1, ROUND2, play
 from tests.share.helpers import Stream, request
 from ui import i18n
@@ -259,7 +260,7 @@ def test_start_twice_does_nothing_and_stop_closes_the_port_at_once(store: Store,
 
 
 @pytest.mark.usefixtures("locale")
-@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+@pytest.mark.skipif(not has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
 def test_a_phone_refused_a_stream_is_told_why_in_the_kiosks_language(store: Store) -> None:
     i18n.set_language("ne")
     server = ShareServer(store, port=0, host="127.0.0.1", max_clients=0)

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.catalogs import has_catalog
 from tests.ui.headless import demo_result, run_demo
-from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES, has_catalog
+from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.catalogs import has_catalog
 from ui import i18n
 from ui.logic.faults import Action, FaultFlow, problem_for
 from ui.logic.kiosk import Kiosk
@@ -345,7 +346,7 @@ def nepali() -> Iterator[None]:
     i18n.set_language(i18n.DEFAULT_LANGUAGE)
 
 
-@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+@pytest.mark.skipif(not has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
 @pytest.mark.usefixtures("nepali")
 def test_an_unforeseen_record_error_is_told_in_the_players_words_not_in_its_own(tmp_path: Path) -> None:
     raw = "edit of entry 7 but the game has 3 entries"
@@ -359,7 +360,7 @@ def test_an_unforeseen_record_error_is_told_in_the_players_words_not_in_its_own(
     assert not any(raw in line or "entry" in line for line in problem.lines)
 
 
-@pytest.mark.skipif(not i18n.has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
+@pytest.mark.skipif(not has_catalog("ne"), reason="no compiled ne catalog (make catalogs)")
 @pytest.mark.usefixtures("nepali")
 def test_a_fix_that_fails_says_so_in_the_players_words(tmp_path: Path) -> None:
     data = tmp_path / "data"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.catalogs import has_catalog
 from tests.ui.headless import ROOT, headless_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
@@ -40,8 +41,6 @@ def english_words(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def seen(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    from ui.i18n import has_catalog
-
     assert has_catalog("ne") and has_catalog("hi"), "the catalogs are not compiled: run make catalogs"
     tmp = tmp_path_factory.mktemp("walk")
     out = tmp / "seen.json"
