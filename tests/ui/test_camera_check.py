@@ -13,6 +13,7 @@ from ui.logic.camera_check import (
     CameraCheck,
     advice,
     last_check,
+    last_check_line,
     needs_check,
     numbers,
     opens_at_start,
@@ -72,11 +73,13 @@ def store(tmp_path: Path) -> Store:
 
 def test_first_start_opens_the_check_once_the_language_is_chosen_and_never_again(store: Store) -> None:
     assert needs_check(store)
+    assert last_check_line(store) == ""  # the technician's page says nothing of a check never done
     assert not opens_at_start(store, None)  # the home screen offers the languages first
     assert opens_at_start(store, "ne")
     remember(store, None)  # skipped
     assert not opens_at_start(store, "ne")
     assert last_check(store) == {"verdict": "skipped", "when": last_check(store)["when"]}  # type: ignore[index]
+    assert last_check_line(store) == f"camera check {last_check(store)['when']}: skipped"  # type: ignore[index]
 
 
 def test_a_check_done_is_kept_in_the_record_with_its_corner_size(store: Store) -> None:
@@ -86,6 +89,10 @@ def test_a_check_done_is_kept_in_the_record_with_its_corner_size(store: Store) -
     remember(store, placement, "Pi camera 0")
     kept = last_check(store)
     assert kept is not None and kept["verdict"] == "fine" and kept["corner_px"] == GOOD_CORNER_PX + 10
+    assert last_check_line(store) == (  # the technician's page (Settings) shows it
+        f"camera check {kept['when']}: fine, corners {GOOD_CORNER_PX + 10:g} px in the "
+        f"{placement.width}x{placement.height} photo (Pi camera 0)"
+    )
     assert not needs_check(store)
 
 

@@ -61,6 +61,21 @@ def last_check(store: Any) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def last_check_line(store: Any) -> str:
+    """The last check, for the technician's page (as the system gives it, untranslated, like the page's
+    other values): when, the verdict, the corners' size in the photo and the camera; "" when never done."""
+    data = last_check(store)
+    if data is None:
+        return ""
+    line = f"camera check {data.get('when', '?')}: {data.get('verdict', '?')}"
+    size = data.get("size")
+    if isinstance(data.get("corner_px"), int | float) and isinstance(size, list) and len(size) == 2:
+        line += f", corners {data['corner_px']:g} px in the {size[0]}x{size[1]} photo"
+    if data.get("camera"):
+        line += f" ({data['camera']})"
+    return line
+
+
 def remember(store: Any, placement: Placement | None, camera: str = "") -> None:
     """Keep the check's outcome in the record (None: the players skipped it)."""
     if placement is None:

@@ -13,6 +13,7 @@ from kivy.uix.widget import Widget
 
 from ui.design import GAP, GAP_L, GAP_S, MUTED, TOUCH, WARN, font, landscape
 from ui.i18n import DEVANAGARI, LANGUAGES, N_, WESTERN, _, digits, language, ngettext, num
+from ui.logic.camera_check import last_check_line
 from ui.logic.scan import ScanResult
 from ui.screens.base import Base
 from ui.screens.deck import deck_rows
@@ -262,6 +263,8 @@ def technician_lines(app: TableTallyApp, camera_test: str = "") -> list[tuple[st
         camera += f"  (--camera {app.camera_override})"
     if camera_test:
         camera += "\n" + camera_test
+    if checked := last_check_line(store):
+        camera += "\n" + checked
     data_env = os.environ.get("TABLETALLY_DATA_DIR")
     record = f"{store.path} ({size // 1024} KB)\n" + (
         f"TABLETALLY_DATA_DIR={data_env}" if data_env else "--data-dir or TABLETALLY_DATA_DIR move it"
