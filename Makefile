@@ -42,8 +42,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# Two workers (pytest-xdist) by default, one per core of the reference machine; work stealing keeps both
+# busy when one draws the long kiosk walks. PYTEST_WORKERS=0 runs in this process, one test at a time.
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP) catalogs
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist worksteal)
 
 bench: $(STAMP)
 	$(BIN)/python -m vision.devtools.bench

@@ -13,11 +13,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.ui.headless import ROOT, demo_result, headless_env, result_line, run_demo
+from tests.ui.headless import ROOT, DemoWalk, demo_result, headless_env, result_line, run_demo
 from ui.devtools.demo import DEALS, PLAYERS, ROUNDS
 from ui.store import GameStatus, Store
 
@@ -25,12 +26,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1000)]
 
 
 @pytest.mark.parametrize("size", ["landscape", "portrait"])
-def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path: Path, size: str) -> None:
-    out = tmp_path / "shots"
-    data = tmp_path / "data"
-    # The timeout is a hang guard only: the demo takes 1-2 min, 5-7 on a heavily shared machine.
-    proc = run_demo(tmp_path, "--out", str(out), "--size", size, "--data-dir", str(data), timeout=900)
-    result = demo_result(proc)
+def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(
+    demo_walk: Callable[[str, str], DemoWalk], size: str
+) -> None:
+    walk = demo_walk("en", size)  # the walk every test of English at this size shares
+    result = walk.result()
+    data = walk.data
     assert result["screen_errors"] == []
     assert result["ok"] and result["games"] == 2
     assert result["small_targets"] == [], "touch targets under 48 px or off screen"
@@ -42,11 +43,11 @@ def test_demo_plays_a_jhyap_game_and_seep_deals_and_saves_every_screen(tmp_path:
     assert face["low_contrast"] == [], "labels under 4.5:1 against what they are drawn on"
     assert face["totals_glyph_px"] >= (52 if size == "landscape" else 82)
     assert face["photo_px"] >= (320 if size == "landscape" else 700)
-    texts = json.loads((out / size / "texts.json").read_text(encoding="utf-8"))
+    texts = json.loads((walk.shots / "texts.json").read_text(encoding="utf-8"))
     assert {"shot", "screen", "text", "font_px", "box"} <= set(texts[0])
     assert {t["screen"] for t in texts} >= {"jhyap_round", "scores", "game_over", "settings", "technician"}
     # Every screen was saved, at the asked size.
-    shots = sorted((out / size).glob("*.png"))
+    shots = sorted(walk.shots.glob("*.png"))
     names = {p.name.split("-", 1)[1] for p in shots}
     for screen in [
         "home-empty.png",

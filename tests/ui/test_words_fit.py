@@ -7,12 +7,12 @@ whose catalog is compiled (`make catalogs`), and is skipped for one that is not.
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from tests.catalogs import has_catalog
-from tests.ui.headless import demo_result, run_demo
+from tests.ui.headless import DemoWalk
 from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1000)]
@@ -21,10 +21,10 @@ OTHER_LANGUAGES = [code for code in LANGUAGES if code != DEFAULT_LANGUAGE]
 
 @pytest.mark.parametrize("size", ["landscape", "portrait"])
 @pytest.mark.parametrize("language", OTHER_LANGUAGES)
-def test_every_label_of_every_screen_fits_its_box(tmp_path: Path, language: str, size: str) -> None:
+def test_every_label_of_every_screen_fits_its_box(
+    demo_walk: Callable[[str, str], DemoWalk], language: str, size: str
+) -> None:
     if not has_catalog(language):
         pytest.skip(f"no compiled {language} catalog (make catalogs)")
-    shots = str(tmp_path / "shots")
-    proc = run_demo(tmp_path, "--out", shots, "--size", size, "--language", language, timeout=900)
-    result = demo_result(proc)
+    result = demo_walk(language, size).result()  # the walk every test of this language and size shares
     assert result["cut_text"] == [], "text cut, shortened or running out of its box"

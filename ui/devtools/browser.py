@@ -172,8 +172,11 @@ class Chromium:
         )
 
     def open(self, url: str) -> None:
+        """Go to ``url`` and wait until its own document has loaded (not the one being left: a navigation
+        answers before the new document replaces the old, which may itself be complete)."""
+        self.evaluate("window.__leaving = true")
         self.call("Page.navigate", url=url)
-        self.wait_for("document.readyState === 'complete'")
+        self.wait_for("!window.__leaving && document.readyState === 'complete'")
 
     def evaluate(self, expression: str) -> Any:
         result = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
@@ -182,14 +185,26 @@ class Chromium:
         return result.get("result", {}).get("value")
 
     def wait_for(self, expression: str, timeout: float | None = None) -> Any:
-        """Evaluate ``expression`` until it is truthy; its value, or BrowserError after ``timeout``."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        """Evaluate ``expression`` until it is truthy; its value, or BrowserError after ``timeout``.
+
+        While the page navigates (a reload it starts itself, a new URL) the document being built may not
+        have its elements yet, or the evaluation's context may be torn down under it: an error then is
+        "not yet", and the last one is reported if the time runs out."""
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        error: BrowserError | None = None
         while True:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+                error = None
+            except BrowserError as exc:
+                value, error = None, exc
             if value:
                 return value
             if time.monotonic() > deadline:
-                raise BrowserError(f"still false after {timeout} s: {expression}")
+                raise BrowserError(
+                    f"still false after {limit} s: {expression}" + (f" ({error})" if error else "")
+                )
             time.sleep(0.05)
 
     def text(self) -> str:
