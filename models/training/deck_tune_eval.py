@@ -1,6 +1,6 @@
 """Measure teaching the detector a deck (:mod:`models.training.deck_tune`), as ``tabletally deck train`` does.
 
-A procedural design no model trained on (``proc-300`` ...; :mod:`models.training.deck_teaching` draws it)
+A procedural design no model trained on (``proc-300`` ...; :mod:`models.training.data.held_out` draws it)
 is taught from one rendered photo per card (the product's teaching: :func:`vision.teach.teach`, the corner
 boxes its reading matched), the detector is taught that deck within ``--minutes``, and then:
 
@@ -195,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(list(merged.values())), end="")
         return 0
 
+    from models.training.data.held_out import draw_designs, teaching_photos
     from models.training.deck_scenes import TaughtCard
-    from models.training.deck_teaching import draw_designs, teaching_photos
     from vision.deck.memory import DeckError, reader_of, use_deck
     from vision.reading.detector import CardDetector
     from vision.teach import memory_from, read_photo

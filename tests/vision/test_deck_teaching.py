@@ -32,18 +32,18 @@ DESIGN = 303  # numbered far past the procedural decks drawn for training (proc-
 def deck(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The design's faces, its five teaching rows saved as photos, and a held-out scene."""
     pytest.importorskip("PIL")
-    from models.training import deck_teaching as dt
+    from models.training.data import held_out
 
     root = tmp_path_factory.mktemp("deck")
     faces = root / "faces"
-    (name,) = dt.draw_designs(faces, [DESIGN], court_decks=())
-    rows = dt.row_photos(faces, name, 1)
+    (name,) = held_out.draw_designs(faces, [DESIGN], court_decks=())
+    rows = held_out.row_photos(faces, name, 1)
     files = []
     for photo in rows:
         path = root / ("JK.jpg" if photo.codes == ("JK",) else photo.name)
         cv2.imwrite(str(path), photo.image)
         files.append((path, photo.codes))
-    scene = dt.held_out_scenes(faces, name, 1, 5, size=(640, 480))[0][0]
+    scene = held_out.held_out_scenes(faces, name, 1, 5, size=(640, 480))[0][0]
     cv2.imwrite(str(root / "scene.jpg"), scene)
     return {"root": root, "faces": faces, "name": name, "rows": rows, "files": files}
 
@@ -58,14 +58,15 @@ def learn_args(deck: dict[str, Any], data: Path, name: str = "Family") -> list[s
 
 
 def test_teaching_a_held_out_deck_raises_its_reading(deck: dict[str, Any]) -> None:
-    from models.training import deck_teaching as dt
+    from models.training.data.held_out import held_out_scenes
     from vision.deck.memory import use_deck
+    from vision.devtools import deck_teaching as dt
     from vision.teach import teach
 
     detector = dt.make_detector()
     memory, matches = teach("Family", deck["rows"], detector)
     assert len(memory.cards) == 53 and len(matches) == 53
-    scenes = dt.held_out_scenes(deck["faces"], deck["name"], 30, 7, size=(960, 720))
+    scenes = held_out_scenes(deck["faces"], deck["name"], 30, 7, size=(960, 720))
     standard = dt.score(detector, scenes)
     use_deck(detector, memory)
     taught = dt.score(detector, scenes)

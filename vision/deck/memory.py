@@ -20,7 +20,7 @@ The deck also looks again at what the detector cut (:meth:`DeckMemory.rescue`): 
 upright pass (down to ``RESCUE_FLOOR``) that overlap no corner read are read by the reader, and one the
 memory is sure of (``RESCUE_SIMILARITY`` to a prototype, ``RESCUE_MARGIN`` over the runner-up) is added as
 that card, marked doubtful. All these thresholds were chosen by measurement on designs not reported
-(``python -m models.training.deck_teaching``). Without a deck the reader reads exactly as before.
+(``python -m vision.devtools.deck_teaching``). Without a deck the reader reads exactly as before.
 
 Where a deck is kept is :mod:`vision.deck.shelf`.
 """
@@ -55,7 +55,7 @@ VIEWS: tuple[tuple[float, float, float, float], ...] = tuple(
 )
 
 MIN_CARDS = 13  # different cards a deck must be taught: one suit, ace to king
-# The memory's settings below were chosen with python -m models.training.deck_teaching --tune.
+# The memory's settings below were chosen with python -m vision.devtools.deck_teaching --tune.
 BLEND_WEIGHT = 1.0  # the memory's share of the taught cards' probability
 TEMPERATURE = 0.02  # of the cosine similarities' softmax
 TOP = 0  # the memory only chooses among the reader's this many best cards (0: all taught)
