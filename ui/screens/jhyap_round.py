@@ -215,7 +215,7 @@ class JhyapRoundScreen(RoundScreen):
             lambda p=row.owner: self.pick_caller(p),
             name=f"caller-{i}",
             role="selected" if row.is_caller else "quiet",
-            font_size=font("m"),
+            font_size=self.name_font(),
             bold=row.is_caller,
         )
         if not row.is_caller:

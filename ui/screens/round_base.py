@@ -228,16 +228,26 @@ class RoundScreen(Base):
 
         box = vbox(spacing=dp(4))
         # The cards' width in a row: the window less the photo column, the name and the total.
-        chips_w = Window.width * (0.57 if landscape() else 1.0) - self.name_width() - dp(72) - dp(40)
+        # (landscape: the photo's column takes PHOTO_SHARE of the width beside this one)
+        column = (Window.width - dp(20)) / (1 + PHOTO_SHARE) if landscape() else Window.width - dp(12)
+        chips_w = column - self.name_width() - self.total_width() - dp(22)
         for i, row in enumerate(view.rows):
             widget = self.row_widget(row, i, name_button)
-            per_line = max(1, int(chips_w // (FINGER + dp(4))))
+            per_line = max(1, int((chips_w + dp(4)) // (FINGER + dp(4))))
             widget.size_hint_y = max(1, math.ceil(len(row.cards) / per_line))
             box.add_widget(widget)
         return box
 
     def name_width(self) -> float:
-        return float(dp(120) if landscape() else dp(190))
+        return float(dp(104) if landscape() else dp(190))
+
+    def total_width(self) -> float:
+        """The hand total's column: five cards of a hand still fit one line beside it at 800x480."""
+        return float(dp(64) if landscape() else dp(72))
+
+    def name_font(self) -> float:
+        """A name at the head of its row: a little smaller in landscape, where its column is narrow."""
+        return font("s") if landscape() else font("m")
 
     def table_name(self, row: CheckRow) -> Widget:
         """The table's row name: a label in the table's colour (the table calls nothing, owns no menu)."""
@@ -288,7 +298,8 @@ class RoundScreen(Base):
         else:
             panel.add_widget(Lbl(self.row_note(row), "s", color=MUTED))
         if row.owner is TABLE_CARDS:
-            total = Lbl(_("not scored"), "xs", halign="center", color=MUTED, size_hint_x=None, width=dp(72))
+            width = self.total_width()
+            total = Lbl(_("not scored"), "xs", halign="center", color=MUTED, size_hint_x=None, width=width)
         else:
             total = Btn(
                 "" if row.total is None else num(row.total),
@@ -299,7 +310,7 @@ class RoundScreen(Base):
                 bold=True,
                 size_hint_x=None,
                 size_hint_y=1,
-                width=dp(72),
+                width=self.total_width(),
             )
         panel.add_widget(total)
         return panel
@@ -442,7 +453,12 @@ class RoundScreen(Base):
         return ready_text, TEXT
 
     def layout_body(self, root: Any, left: Widget, right: Widget) -> None:
-        root.add_widget(split_body(left, right, sized=left, wide=0.76, tall=1.1))
+        root.add_widget(split_body(left, right, sized=left, wide=PHOTO_SHARE, tall=1.1))
+
+
+# The photo's column against the hands' (1) at 800x480: the photo at least 320 px wide, five cards of a hand
+# on one line beside it.
+PHOTO_SHARE = 0.72
 
 
 def _chip_card(m: CardMark) -> HandCard:

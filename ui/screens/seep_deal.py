@@ -96,8 +96,7 @@ class SeepDealScreen(RoundScreen):
         scan_row.add_widget(
             Btn(_("Swap sides"), self.swap_halves, name="swap-halves", role="quiet", font_size=font("s"))
         )
-        # Right: the sweeps during play, big; the piles once they are read. Scan and Swap sides go under
-        # them, so the photo keeps the left column's height.
+        # Right: the sweeps during play, big; the piles once they are read.
         if counted:
             right.add_widget(self.rows_widget(view, self.name_button))
         else:
@@ -115,7 +114,9 @@ class SeepDealScreen(RoundScreen):
         text, colour = self.status(view)
         status = AutoLbl(text, "s" if not landscape() else "xs", color=colour)
         left.add_widget(status)
-        right.add_widget(scan_row)
+        # Scan and Swap sides: under the photo at 800x480 (the photo is as wide as its column anyway), under
+        # the piles at 720x1280 (the photo keeps the height that makes it the screen's width).
+        (left if landscape() else right).add_widget(scan_row)
         bottom = hbox(size_hint_y=None, height=TOUCH)
         undo = Btn(_("Undo sweep"), self.undo_sweep, role="quiet", name="undo-sweep", font_size=font("s"))
         undo.disabled = not flow.sweeps
@@ -192,7 +193,7 @@ class SeepDealScreen(RoundScreen):
             lambda o=row.owner: self.owner_menu(o),
             name=f"team-{row.owner}",
             role="quiet",
-            font_size=font("s"),
+            font_size=font("xs") if landscape() else font("s"),  # two names and the sweeps: a narrow column
         )
         b.color = holder_colour(row.colour)
         return b

@@ -30,7 +30,7 @@ from ui.design import (
 )
 from ui.i18n import _, num
 from ui.logic.boards import TeamTile, TotalTile, tile_notes
-from ui.widgets.basic import Btn, Lbl, vbox
+from ui.widgets.basic import Btn, Lbl, hbox, vbox
 
 
 class Tile(BoxLayout):
@@ -63,11 +63,17 @@ class Tile(BoxLayout):
         )
 
 
-def big_number(text: str, on_tap: Callable[[], None] | None = None, name: str = "", **kw: Any) -> Any:
-    """A running total at hero size: a flat button when tapping it does something, else a label."""
-    size = hero_font()
+DIGIT_EM = 0.6  # a bold digit's advance in TableTally Sans, in em (0.572), with a margin
+
+
+def big_number(
+    text: str, on_tap: Callable[[], None] | None = None, name: str = "", size: float = 0.0, **kw: Any
+) -> Any:
+    """A running total at hero size (or ``size``): a flat button when tapping it does something, else a
+    label."""
+    size = size or hero_font()
     kw.setdefault("size_hint_y", None)
-    kw.setdefault("height", size * 1.5)  # the font's whole line (Devanagari's marks above and below)
+    kw.setdefault("height", hero_font() * 1.5)  # the font's whole line (Devanagari's marks above and below)
     if on_tap is not None:
         widget: Any = Btn(text, on_tap, role="quiet", name=name, font_size=size, bold=True, **kw)
     else:
@@ -88,8 +94,10 @@ def total_tile(
     caller: str | None,
     on_name: Callable[[str], None] | None,
     on_total: Callable[[str], None] | None,
+    size: float = 0.0,
 ) -> Widget:
-    """One player's tile; ``index`` is the player's place among those still in (None once out), naming
+    """One player's tile (its total in type ``size``, default ``hero_font``); ``index`` is the player's
+    place among those still in (None once out), naming
     the name button ``caller-N`` and the total ``total-N`` as the round's rows do. Near going out: a thick
     frame and the distance in the warning colour, and in portrait the words."""
     out = tile.out_round is not None
@@ -118,12 +126,13 @@ def total_tile(
         (lambda p=tile.name: on_total(p)) if on_total is not None and index is not None else None,
         name=f"total-{index}",
         color=MUTED if out else TEXT,
+        size=size,
     )
     notes = tile_notes(tile, short=wide)
-    size = "xs" if wide else "s"
+    note_size = "xs" if wide else "s"
     colour_first = WARN if tile.near_out else (MUTED if out else TEXT)
-    first = words(notes[0], size, bold=tile.near_out, color=colour_first)
-    second = words(notes[1] if len(notes) > 1 else "", size, color=TEXT)
+    first = words(notes[0], note_size, bold=tile.near_out, color=colour_first)
+    second = words(notes[1] if len(notes) > 1 else "", note_size, color=TEXT)
     if wide:
         for widget in (name, total, first, second):
             box.add_widget(widget)
@@ -162,26 +171,41 @@ def totals_board(
     need (:func:`tiles_height`)."""
     cols = len(tiles) if landscape() else 1
     grid = GridLayout(cols=max(1, cols), spacing=dp(GAP), size_hint_y=None, height=tiles_height(len(tiles)))
+    size = hero_font()
+    if landscape():  # five tiles of three digits: the type a little smaller, so no total wraps
+        from kivy.core.window import Window
+
+        width = (Window.width - dp(12) - (cols - 1) * dp(GAP)) / max(1, cols) - dp(16)
+        digits = max(len(num(t.total)) for t in tiles) if tiles else 1
+        size = min(size, width / (digits * DIGIT_EM))
     for tile in tiles:
         index = active.index(tile.name) if tile.name in active else None
-        grid.add_widget(total_tile(tile, index, caller, on_name, on_total))
+        grid.add_widget(total_tile(tile, index, caller, on_name, on_total, size))
     return grid
 
 
 def teams_board(tiles: Sequence[TeamTile], lead_text: str) -> Widget:
-    """Seep between deals: the running lead (who is ahead, by how much) and the teams' baazis, as big."""
+    """Seep between deals: the running lead (who is ahead, by how much) and the teams' baazis, as big: side
+    by side in landscape, one above the other in portrait. Each team's baazis are in its colour, as its
+    name is beside its sweeps."""
+    wide = landscape()
     ahead = next((k for k, t in enumerate(tiles) if t.lead), None)
     lead = Tile(holder_colour(ahead) if ahead is not None else MUTED, orientation="vertical")
-    lead.add_widget(words(lead_text, "xs", bold=True))
+    lead.add_widget(words(lead_text, "xs", lines=2, bold=True))
     lead.add_widget(big_number(num(max(t.lead for t in tiles))))
     baazis = Tile(MUTED, orientation="vertical")
-    names = "  :  ".join(" & ".join(t.players) for t in tiles)
-    baazis.add_widget(words(_("Baazis: {teams}").format(teams=names), "xs", bold=True))
-    baazis.add_widget(big_number("  :  ".join(num(t.baazis) for t in tiles)))
-    box = vbox(spacing=dp(GAP), size_hint_y=None)
+    baazis.add_widget(words(_("Baazis"), "xs", lines=2, bold=True))
+    counts = hbox(size_hint_y=None, height=hero_font() * 1.5, spacing=0)
+    for k, t in enumerate(tiles):
+        if k:
+            colon = Lbl(":", "m", halign="center", font_size=hero_font(), bold=True, size_hint_x=0.5)
+            counts.add_widget(colon)
+        counts.add_widget(big_number(num(t.baazis), color=holder_colour(k), size_hint_y=1))
+    baazis.add_widget(counts)
+    box = hbox(spacing=dp(GAP), size_hint_y=None) if wide else vbox(spacing=dp(GAP), size_hint_y=None)
     for tile in (lead, baazis):
         tile.size_hint_y = None
-        tile.height = font("xs") * 1.5 + hero_font() * 1.5 + dp(8)
+        tile.height = font("xs") * 3 + hero_font() * 1.5 + dp(8)
         box.add_widget(tile)
-    box.height = 2 * lead.height + dp(GAP)
+    box.height = lead.height if wide else 2 * lead.height + dp(GAP)
     return box
