@@ -26,6 +26,7 @@
 #   sudo deploy/pi-check.sh                   # both releases, the working tree as it is
 #   sudo deploy/pi-check.sh trixie            # one
 #   PI_CHECK_REV=HEAD deploy/pi-check.sh      # a commit instead of the working tree
+#   PI_CHECK_PHOTOS=2 deploy/pi-check.sh      # only the first 2 demo photos (each takes minutes there)
 #
 # Under emulation each release takes tens of minutes: it proves that things work, never how fast.
 set -euo pipefail
@@ -111,6 +112,10 @@ fi
 PHOTOS=()
 for photo in "$SRC"/vision/demo/*.jpg; do PHOTOS+=("${photo##*/}"); done
 [ ${#PHOTOS[@]} -gt 0 ] || cannot "no demo photos in vision/demo/"
+if [ -n "${PI_CHECK_PHOTOS:-}" ]; then # a quicker check: only the first N demo photos
+  [[ $PI_CHECK_PHOTOS =~ ^[1-9][0-9]*$ ]] || cannot "PI_CHECK_PHOTOS must be a whole number, not '$PI_CHECK_PHOTOS'"
+  PHOTOS=("${PHOTOS[@]:0:$PI_CHECK_PHOTOS}")
+fi
 
 # This machine's reading and home screen: the reference, from the same source, in this run.
 say "this machine: reading ${#PHOTOS[@]} demo photos and starting the kiosk headless"
@@ -286,8 +291,9 @@ sys.exit(f"not timed: {untimed}" if untimed else 0)'
     score=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p' "$dir/security.txt" | tail -n 1)
     score_desktop=$(sed -n 's/.*Overall exposure level for .*: \([0-9.]*\).*/\1/p' "$dir/security-desktop.txt" | tail -n 1)
     systemd=$(sed -n 's/^systemd \([0-9]*\).*/\1/p' "$dir/unit.log" | head -n 1)
+    photos="${#PHOTOS[@]} of $(find "$SRC/vision/demo" -maxdepth 1 -name '*.jpg' | wc -l) demo photos read alike"
     left_out=$(sed -n 's/^install.sh: pi-check: left out (Raspberry Pi archive, not reachable here): //p' "$dir/install.log")
-    echo "pi-check $release: ok ($summary; runtime chosen under emulation: $runtime; unit exposure $score console, $score_desktop desktop (systemd $systemd); left out: ${left_out:-nothing})" |
+    echo "pi-check $release: ok ($summary; $photos; runtime chosen under emulation: $runtime; unit exposure $score console, $score_desktop desktop (systemd $systemd); left out: ${left_out:-nothing})" |
       tee "$dir/result.txt"
   else
     failed=1
