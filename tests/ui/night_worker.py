@@ -1,12 +1,18 @@
 """A scripted game night through the kiosk's logic, for the kill -9 test (tests/ui/test_game_night_kills.py).
 
     python tests/ui/night_worker.py DATA_DIR JOURNAL [--games N]
+    python tests/ui/night_worker.py --zygote
+
 
 Every action is decided from the record alone (which game, which round, what is already in the round's
 draft), so a worker killed at any instant and started again carries on exactly where the record says, and
 the finished night is the same whatever was killed when. After each confirmed action returns, a line
 ``confirmed GAME EVENTS`` (the game's number of recorded events) is appended to JOURNAL and fsynced: the
 test checks that the record never holds fewer. Prints ``READY`` once imported and ``DONE`` at the end.
+
+``--zygote`` imports what a worker needs once and then starts workers on demand, each a fork of it: a
+forked worker is running in milliseconds where a new interpreter spends a good part of a second importing,
+which the kill test would pay for each of its 100 lives (see ``zygote``).
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import traceback
 from pathlib import Path
 
 PLAYERS = ["Asha", "Bikash", "Chandra"]
@@ -98,6 +105,39 @@ def main(argv: list[str]) -> int:
         kiosk.close()
 
 
+def zygote() -> int:
+    """Start workers on demand, one command a line on stdin, one answer a line on stdout: ``start DATA
+    JOURNAL --games N`` forks a worker that plays the night from the record as ``main`` does (its output
+    thrown away) and answers its pid; ``poll PID`` answers ``running`` or its exit status (negative: the
+    signal that ended it); ``wait PID`` waits for it to end and answers the same. The record is opened by
+    each worker after the fork, never by the zygote."""
+    import ui.logic.kiosk  # noqa: F401 - what every worker imports, imported once here
+    import ui.store  # noqa: F401
+
+    print("READY", flush=True)
+    while line := sys.stdin.readline():
+        command, *args = line.split()
+        if command == "start":
+            pid = os.fork()
+            if pid == 0:  # the worker: its own process, killed by the test like any other
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+                code = 1
+                try:
+                    code = main(args)
+                except BaseException:  # noqa: BLE001 - said on stderr; the test sees the exit status
+                    traceback.print_exc()
+                finally:
+                    os._exit(code)
+            answer = str(pid)
+        elif command in ("poll", "wait"):
+            done, status = os.waitpid(int(args[0]), os.WNOHANG if command == "poll" else 0)
+            answer = "running" if done == 0 else str(os.waitstatus_to_exitcode(status))
+        else:
+            answer = f"unknown command {command!r}"
+        print(answer, flush=True)
+    return 0
+
+
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    raise SystemExit(main(sys.argv[1:]))
+    raise SystemExit(zygote() if sys.argv[1:] == ["--zygote"] else main(sys.argv[1:]))
