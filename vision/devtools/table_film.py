@@ -56,6 +56,7 @@ class Film:
     fps: float = 5.0
     surface: str = "felt"
     seed: int = 0
+    shade: float = 0.0
 
     @property
     def length(self) -> int:
@@ -123,7 +124,18 @@ class Renderer:
         self.film = film
         self.w, self.h = size
         rng = np.random.default_rng([film.seed, 1])
-        self.table = surface(rng, self.h, self.w, film.surface)
+        if film.surface == "white":  # a white tablecloth, as light as the cards' paper
+            self.table = _white_cloth(rng, self.h, self.w)
+        else:
+            self.table = surface(rng, self.h, self.w, film.surface)
+        # a still shadow (a lamp behind a shelf) over the far half of the table, hands and cards alike
+        self.shade = np.ones((self.h, self.w, 1), np.float32)
+        if film.shade > 0:
+            edge = np.array([[0, 0], [self.w, 0], [self.w, int(0.42 * self.h)], [0, int(0.62 * self.h)]])
+            mask = np.zeros((self.h, self.w), np.uint8)
+            cv2.fillConvexPoly(mask, edge.astype(np.int32), 1)
+            soft = cv2.GaussianBlur(mask.astype(np.float32), (0, 0), 3)
+            self.shade = (1 - film.shade * soft)[..., None]
         self.card_h = 0.13 * self.h
         # Two procedural decks with dark backs (a light back dealt face down and left still looks like
         # cards to the watcher: vision.table.watch), drawn larger and shrunk as they are laid.
@@ -165,6 +177,8 @@ class Renderer:
             x0, y0 = max(0, int(x) - half), max(0, int(y) - half)
             x1, y1 = min(self.w, int(x) + half), min(self.h, int(y) + half)
             draw_hand(rng, img[y0:y1, x0:x1], owner[y0:y1, x0:x1], 0, self.card_h)
+        if self.film.shade > 0:
+            img = (img.astype(np.float32) * self.shade).astype(np.uint8)
         noise = rng.integers(-3, 4, img.shape[:2], dtype=np.int16)[..., None]  # the sensor's noise
         return (img.astype(np.int16) + noise).clip(0, 255).astype(np.uint8)
 
@@ -175,6 +189,18 @@ class Renderer:
     def frames(self) -> Iterator[np.ndarray]:
         for i in range(self.film.length):
             yield self.small(i)
+
+
+def _white_cloth(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A white tablecloth (BGR uint8): near the cards' own white, a fine weave and soft light across it."""
+    from models.training.data.textures import low_noise
+
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    base = np.array([232, 236, 238], np.float32) * rng.uniform(0.96, 1.04)
+    f = rng.uniform(1.2, 2.5)
+    weave = (np.sin(xx * f) * np.sin(yy * f))[..., None]
+    img = base * (1 + 0.03 * weave) * (0.93 + 0.1 * low_noise(rng, h, w, 150))[..., None]
+    return np.asarray(img.clip(0, 255), np.uint8)
 
 
 @functools.lru_cache(maxsize=4)
@@ -250,11 +276,14 @@ def round_film(
     surface: str = "felt",
     seed: int = 0,
     fps: float = 5.0,
+    shade: float = 0.0,
 ) -> Film:
-    """A whole Jhyap round at a table: each seat's ``hands`` laid face up at the end (module docstring)."""
+    """A whole Jhyap round at a table: each seat's ``hands`` laid face up at the end (module docstring).
+    ``surface`` ``"white"`` is a white tablecloth; ``shade`` darkens the far half by that share (a still
+    shadow over the far seats)."""
     seats = tuple(seats)
     n = len(seats)
-    film = Film(seats, centre, fps=fps, surface=surface, seed=seed)
+    film = Film(seats, centre, fps=fps, surface=surface, seed=seed, shade=shade)
     add = film.shots.append
     backs = [_hand_cards(s, centre, [None] * 3, out=0.5) for s in seats]
     piles = _piles(centre, "7D")
@@ -309,7 +338,7 @@ def segment_film(
     shots = [lead, *whole.shots[i : j + 1]]
     if name == "touching":
         shots = [Shot("before", 6, whole.shots[i].cards), *whole.shots[i : j + 1]]
-    return Film(whole.seats, whole.centre, shots, whole.fps, whole.surface, whole.seed)
+    return Film(whole.seats, whole.centre, shots, whole.fps, whole.surface, whole.seed, whole.shade)
 
 
 def piles_film(

@@ -15,13 +15,21 @@ frame it says what it sees (:class:`Look`):
 
 "New cards" at a seat are measured against the table as it last lay still without any (the *empty*
 reference, learnt by itself whenever the table holds still and no seat shows cards: at the start, after
-dealing, after the cards are collected). A new card is paper: pixels that changed, are brighter than the
-table there mostly is, as bright as paper in this frame (and at least ``paper_floor``), and fill an area
-(a card back's thin white border does not). A dark card back, a hand's shadow or cards taken away make a
-seat darker or no brighter; a lamp switched on changes most of the table at once, and the table is then
-learnt again. A seat shows cards when at least ``min_cards`` of the frame's area there looks so. On a
-table as light as the cards nothing stands out: the watcher then reads nothing and the players tap Scan.
-Cards with a light back, dealt face down and left still at every seat for a second, look like cards.
+dealing, after the cards are collected), and judged against the seat's own table, whatever its brightness,
+so that a white tablecloth or a seat in shadow does as well as dark felt. A card face shows in one of two
+ways, and a seat's count adds both:
+
+- paper on a darker table (or in a shadow): changed pixels brighter than the table as it lies *now* round
+  them (the mean of the unchanged pixels near each one) that fill an area. The table seen again where a dark
+  card back lay is no brighter than the table beside it; a back's thin light border does not fill an area;
+- print on paper as light as the table: thin marks (pips, indices, the card's outline) darker than the
+  table was anywhere near them, beside paper at least as bright as the table was, and away from any
+  darker patch that fills an area (a dark card back, a shadow, an arm).
+
+A seat whose change is mostly neither (a dark back, a shadow, cards taken away) shows no cards; a lamp
+switched on changes most of the frame at once, and the table is then learnt again. A seat shows cards when
+at least ``min_cards`` of the frame's area there looks so. Cards with a light back, dealt face down and
+left still at every seat for a second, look like cards.
 
 Moving is measured between consecutive frames (and against the first frame of the still spell, so slow
 movement counts too), only over the table: the box round all the seat regions, not the players beyond it.
@@ -45,6 +53,8 @@ Region = tuple[float, float, float, float]
 
 
 _KERNEL = np.ones((3, 3), np.uint8)
+_NEAR = np.ones((5, 5), np.uint8)
+_AROUND = (15, 15)
 
 
 class WatchState(StrEnum):
@@ -59,11 +69,12 @@ class WatchRules:
     """How the watcher decides. Levels are grey levels (0-255) of the shrunk, smoothed frame; shares are of
     pixels. ``still_s``: how long the table must hold still; ``moving``: share of the table's pixels that
     change by more than ``motion_level`` between frames above which it is moving; ``change_level``: how much
-    brighter than the empty table a pixel must be to count as a new card; ``paper``: how bright against the
-    frame's brightest (its ``bright_percentile``), and at least ``paper_floor``; ``min_cards``: share of
-    the frame's area that must look so at a seat (about a quarter of a card far from the camera);
-    ``bright_share``: share of a seat's changed pixels that must be such brighter ones (a card back, an
-    arm's shadow: not cards); ``relit``: share of the table's pixels that changing at once means the light
+    a pixel must differ from the empty table to count as changed (and paper be brighter than the table
+    round it); ``mark_level``: how much darker than the table print must be; ``table_percentile``: the
+    seat's table level where no table is left in view round a pixel; ``min_cards``: share of the frame's
+    area that must look like cards at a seat (about a fifth of a card far from the camera);
+    ``bright_share``: share of a seat's changed pixels that must be card-like (a card back, an arm's
+    shadow: not cards); ``relit``: share of the frame's pixels that changing at once means the light
     changed, not the cards."""
 
     still_s: float = 1.0
@@ -71,10 +82,9 @@ class WatchRules:
     motion_level: int = 14
     moving: float = 0.004
     change_level: int = 22
-    paper: float = 0.72
-    paper_floor: int = 130
-    bright_percentile: float = 99.5
-    min_cards: float = 0.001
+    mark_level: int = 10
+    table_percentile: float = 90.0
+    min_cards: float = 0.0008
     bright_share: float = 0.35
     relit: float = 0.5
 
@@ -83,7 +93,7 @@ class WatchRules:
             raise InvalidValueError(f"still_s must be a number of seconds >= 0, got {self.still_s}")
         if self.work_width < 16:
             raise InvalidValueError(f"work_width must be at least 16 pixels, got {self.work_width}")
-        for name in ("moving", "paper", "min_cards", "bright_share", "relit"):
+        for name in ("moving", "min_cards", "bright_share", "relit"):
             value = getattr(self, name)
             if not 0 < value <= 1:
                 raise InvalidValueError(f"{name} must lie in (0, 1], got {value}")
@@ -113,10 +123,12 @@ def seat_regions(
     """Where each seat's cards lie, as boxes in fractions of the frame: from a little beyond ``middle`` of
     the way out from the table's ``centre`` (nearer lie the draw and discard piles) to a little past the
     seat's point, and as wide across as a quarter of the way to the nearest other seat on either side
-    (between a twentieth and a sixth of the frame)."""
+    (between a twentieth and a sixth of the frame); each box is cut back on one side to leave out the
+    square of half-side ``middle / 4`` round the centre (the piles: a turned seat's box would reach it)."""
     if len(seats) < 1:
         raise InvalidValueError("no seats given")
     cx, cy = float(centre[0]), float(centre[1])
+    piles = max(middle, 0.0) / 4  # the piles' square round the centre, no seat's
     out: list[Region] = []
     for i, (sx, sy) in enumerate(seats):
         vx, vy = float(sx) - cx, float(sy) - cy
@@ -133,10 +145,27 @@ def seat_regions(
         xs = [p[0] + px * s * half for p in (near, far) for s in (-1, 1)]
         ys = [p[1] + py * s * half for p in (near, far) for s in (-1, 1)]
         box = (max(0.0, min(xs)), max(0.0, min(ys)), min(1.0, max(xs)), min(1.0, max(ys)))
+        box = _outside(box, (cx - piles, cy - piles, cx + piles, cy + piles))
         if box[2] - box[0] <= 0 or box[3] - box[1] <= 0:
             raise InvalidValueError(f"seat {i + 1} at ({sx}, {sy}) leaves no room in the frame")
         out.append(box)
     return tuple(out)
+
+
+def _outside(box: Region, middle: Region) -> Region:
+    """``box`` cut back on the one side that frees it of ``middle`` at the least cost (kept if apart)."""
+    x0, y0, x1, y1 = box
+    m0, n0, m1, n1 = middle
+    if x1 <= m0 or m1 <= x0 or y1 <= n0 or n1 <= y0 or m1 <= m0:
+        return box
+    cuts = [
+        (x1 - m0, (x0, y0, m0, y1)),
+        (m1 - x0, (m1, y0, x1, y1)),
+        (y1 - n0, (x0, y0, x1, n0)),
+        (n1 - y0, (x0, n1, x1, y1)),
+    ]
+    cuts = [(cost, b) for cost, b in cuts if b[2] > b[0] and b[3] > b[1]]
+    return min(cuts)[1] if cuts else box
 
 
 def grey_small(frame: Any, width: int) -> np.ndarray:
@@ -213,29 +242,48 @@ class TableWatcher:
         self._still_since = None
 
     def _cards(self, frame: np.ndarray, empty: np.ndarray) -> list[float]:
-        """Per seat, the share of the frame's area there that is new, paper-bright cards against ``empty``."""
+        """Per seat, the share of the frame's area there that looks like new card faces against ``empty``:
+        judged against the seat's own table, whatever its brightness (module docstring)."""
         rules = self.rules
-        ys, xs = self._table
-        table, before = frame[ys, xs], empty[ys, xs]
-        if np.count_nonzero(cv2.absdiff(table, before) > rules.change_level) > rules.relit * table.size:
+        if np.count_nonzero(cv2.absdiff(frame, empty) > rules.change_level) > rules.relit * frame.size:
             return [0.0] * len(self._slices)  # the light changed over the whole table: learn it again
-        paper = max(rules.paper_floor, rules.paper * float(np.percentile(table, rules.bright_percentile)))
+        level = rules.change_level
         area = frame.shape[0] * frame.shape[1]
         shares = []
         for sy, sx in self._slices:
-            now = frame[sy, sx].astype(np.int16)
-            was = empty[sy, sx].astype(np.int16)
-            diff = now - was
-            changed = np.count_nonzero(np.abs(diff) > rules.change_level)
-            # New paper: changed, brighter than the table there mostly is (not the table seen again
-            # where a dark card back lay), as bright as paper, and filling a card: bright pixels that stay
-            # after an erosion (a back's thin white border, a glint or an edge does not).
-            floor = max(paper, float(np.percentile(was, 90)) + rules.change_level)
-            mask = ((diff > rules.change_level) & (now >= floor)).astype(np.uint8)
-            bright = cv2.countNonZero(cv2.erode(mask, _KERNEL))
-            if changed and cv2.countNonZero(mask) < rules.bright_share * changed:
-                bright = 0  # mostly darker or dull: a card back, an arm, a shadow, cards taken away
-            shares.append(bright / area)
+            now, was = frame[sy, sx], empty[sy, sx]
+            diff = now.astype(np.int16) - was.astype(np.int16)
+            changed = np.count_nonzero(np.abs(diff) > level)
+            if not changed:
+                shares.append(0.0)
+                continue
+            # Paper on a darker table (or in a shadow): brighter than the table as it lies now round it (the
+            # mean of the unchanged pixels near each pixel; the table seen again where a dark back lay is
+            # not), filling an area (a back's thin light border, a glint or an edge does not survive the
+            # erosion).
+            same = (np.abs(diff) <= level).astype(np.float32)
+            near = cv2.blur(same, _AROUND)
+            table_now = cv2.blur(now.astype(np.float32) * same, _AROUND) / np.maximum(near, 1e-3)
+            table_now[near < 0.05] = float(np.percentile(was, rules.table_percentile))
+            lighter = ((diff > level) & (now >= table_now + level)).astype(np.uint8)
+            paper = cv2.countNonZero(cv2.erode(lighter, _KERNEL))
+            # Print on paper as light as the table (a white cloth): thin darker pips, indices and outlines,
+            # darker than the table was anywhere near (not the table seen again where a back's light edge
+            # lay), beside paper at least as bright as the table was, away from any darker patch that fills
+            # an area (a card back, a shadow, an arm: not cards).
+            dark = (diff < -level).astype(np.uint8)
+            patch = cv2.dilate(cv2.morphologyEx(dark, cv2.MORPH_OPEN, _KERNEL), _NEAR)
+            beside = cv2.dilate(now, _KERNEL).astype(np.int16) - was
+            deep = cv2.erode(was, _NEAR).astype(np.int16) - rules.mark_level
+            ink = ((diff < -rules.mark_level) & (now < deep) & (patch == 0) & (beside >= -level)).astype(
+                np.uint8
+            )
+            # thin, as print is at this size: a darker patch that fills an area is a shade, not print
+            marks = cv2.countNonZero(ink) - cv2.countNonZero(cv2.morphologyEx(ink, cv2.MORPH_OPEN, _KERNEL))
+            cardlike = paper + marks
+            if cv2.countNonZero(lighter) + marks < rules.bright_share * changed:
+                cardlike = 0  # mostly a dull or dark change: a card back, an arm, a shadow, cards taken away
+            shares.append(cardlike / area)
         return shares
 
     def _differs(self, a: np.ndarray, b: np.ndarray) -> bool:
