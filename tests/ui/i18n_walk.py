@@ -77,8 +77,9 @@ def texts(app: Any) -> list[str]:
     return out
 
 
-def walk(app: Any, ids: dict[str, int], lang: str, seen: dict[str, list[str]]) -> None:
-    """Show every screen and the sheets the app opens itself, keeping what each showed under lang/name."""
+def walk(app: Any, ids: dict[str, int], lang: str, seen: dict[str, list[str]], missing: Path) -> None:
+    """Show every screen and the sheets the app opens itself, keeping what each showed under lang/name
+    (``missing``: a photo folder that does not exist, for a camera that fails)."""
 
     def keep(name: str) -> None:
         seen[f"{lang}/{name}"] = texts(app)
@@ -97,6 +98,19 @@ def walk(app: Any, ids: dict[str, int], lang: str, seen: dict[str, list[str]]) -
     keep("new_seep_game")
     app.open_game(ids["jhyap"])
     keep("jhyap_round")
+    # A camera whose photo folder is gone: the round says why in the players' words, never where (the real
+    # scanner's message; no path on a player's screen, issue 62). The message is then cleared, as a retry
+    # that works would, so that the next language's walk does not find it.
+    from ui.logic.scan import Scanner
+
+    scanner = Scanner(f"folder:{missing}")
+    failed = scanner.scan_now("table", len(JHYAP))
+    scanner.release_camera()
+    assert failed.camera_failed, failed.error
+    app.kiosk.show_scan(failed)
+    app.go("round")
+    keep("camera_failed")
+    app.kiosk.flow.message = None
     app.go("result")
     keep("jhyap_result")
     app.edit_menu()
@@ -130,22 +144,23 @@ def main() -> int:
     from ui.store import Store
 
     ids = make_record(data_dir)
+    missing = data_dir / "camera-photos"  # never made
     app = TableTallyApp(Store(data_dir), camera="demo")
     seen: dict[str, list[str]] = {}
     result: dict[str, Any] = {"ok": False}
 
     def run(_dt: float) -> None:
         try:
-            walk(app, ids, "en", seen)
+            walk(app, ids, "en", seen, missing)
             for lang in ("ne", "hi"):
                 app.go("settings")
                 before = texts(app)
                 app.set_language(lang)  # what the Settings button does, on the live kiosk
                 seen[f"{lang}/settings-before-switch"] = before
                 seen[f"{lang}/settings-after-switch"] = texts(app)
-                walk(app, ids, lang, seen)
+                walk(app, ids, lang, seen, missing)
             app.set_digits("devanagari")
-            walk(app, ids, "hi-devanagari", seen)
+            walk(app, ids, "hi-devanagari", seen, missing)
             result.update(ok=not app.screen_errors, screen_errors=app.screen_errors)
         except Exception as exc:  # noqa: BLE001 - report, then stop the app
             traceback.print_exc()

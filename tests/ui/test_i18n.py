@@ -388,6 +388,7 @@ def test_camera_and_photo_problems_are_explained_in_the_players_language(
     """The vision layer's real messages (not copies) must match: a reworded one fails here."""
     import numpy as np
 
+    from ui.devtools.face import technician_words
     from ui.logic.rule_messages import explain_photo
     from vision.base.photo import check_not_blank
     from vision.cameras import FolderCamera
@@ -402,13 +403,24 @@ def test_camera_and_photo_problems_are_explained_in_the_players_language(
         with pytest.raises(Exception) as info:  # noqa: B017 - CameraError and ImageError alike
             fail()
         reasons.append(str(info.value))
-    assert [explain_photo(r) for r in reasons] == reasons  # English keeps the vision layer's details
-    use("hi", compiled, monkeypatch)
+    assert technician_words(reasons[0]) and technician_words(reasons[1])  # the raw reasons name the folder
     shown = [explain_photo(r) for r in reasons]
-    assert shown[0] == f"फ़ोटो फ़ोल्डर {tmp_path / 'nowhere'} मौजूद नहीं है।"
-    assert shown[2] == "फ़ोटो एक ही रंग की है: क्या लेंस ढका है या रोशनी बंद है?"
+    # English keeps the vision layer's details, except a file path: no player's screen shows one (issue 62).
+    assert shown[:2] == [
+        "The camera's photo folder does not exist.",
+        "The camera's photo folder holds no photos.",
+    ]
+    assert shown[2:] == reasons[2:]
     for text in shown:
-        assert not re.search(r"\b(?:folder|photo|blank|pixels|images)\b", text), text
+        assert str(tmp_path) not in text and technician_words(text) == [], text
+    for language in ("ne", "hi"):
+        use(language, compiled, monkeypatch)
+        shown = [explain_photo(r) for r in reasons]
+        for text in shown:
+            assert not re.search(r"\b(?:folder|photo|blank|pixels|images)\b", text), text
+            assert str(tmp_path) not in text and technician_words(text) == [], text
+    assert shown[0] == "कैमरे का फ़ोटो फ़ोल्डर मौजूद नहीं है।"
+    assert shown[2] == "फ़ोटो एक ही रंग की है: क्या लेंस ढका है या रोशनी बंद है?"
 
 
 def test_a_record_that_cannot_be_opened_is_explained_in_the_last_chosen_language(

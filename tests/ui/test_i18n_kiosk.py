@@ -110,6 +110,9 @@ def test_no_player_screen_shows_a_technician_s_word(seen: dict[str, Any], lang: 
     screen the walk shows (the technician's page in Settings is not one of them)."""
     from ui.devtools.face import technician_words
 
+    # The walk shows a camera whose photo folder is gone: the players are told, and no path is shown.
+    folder = {"en": "photo folder", "ne": "फोटो फोल्डर", "hi": "फ़ोटो फ़ोल्डर"}[lang]
+    assert any(folder in text for text in seen[f"{lang}/camera_failed"]), seen[f"{lang}/camera_failed"]
     found = {
         f"{key}: {text!r}": technician_words(text)
         for key, texts in seen.items()

@@ -160,15 +160,22 @@ def _camera_name(name: str) -> str:
     return what.format(n=num(m[2]))
 
 
-_PHOTO: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
+_Reasons = tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...]
+
+# Reasons that name a file path: reworded in every language, English too, since no player's screen shows a
+# path (the folder is on the technician's page, and in `tabletally doctor` and `tabletally cameras`).
+_PATHS: _Reasons = (
     (
-        re.compile(r"^photo folder (?P<path>.+) does not exist\.?$"),
-        lambda m: _("The photo folder {path} does not exist.").format(path=m["path"]),
+        re.compile(r"^photo folder .+ does not exist\.?$"),
+        lambda m: _("The camera's photo folder does not exist."),
     ),
     (
-        re.compile(r"^photo folder (?P<path>.+) holds no images \(.*\)\.?$"),
-        lambda m: _("The photo folder {path} holds no photos.").format(path=m["path"]),
+        re.compile(r"^photo folder .+ holds no images \(.*\)\.?$"),
+        lambda m: _("The camera's photo folder holds no photos."),
     ),
+)
+
+_PHOTO: _Reasons = (
     (
         re.compile(r"^(?P<cam>.+) could not be opened \(not connected, or in use by another app\)\.?$"),
         lambda m: _("{camera} could not be opened: it is not connected, or another program uses it.").format(
@@ -212,19 +219,17 @@ _PHOTO: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = (
     ),
     (
         re.compile(r"^(?:.*: )?(?P<w>\d+)x(?P<h>\d+) pixels is too small to hold readable cards\.?$"),
-        lambda m: _("the photo ({width}x{height} pixels) is too small to read cards.").format(
-            width=num(m["w"]), height=num(m["h"])
-        ),
+        lambda m: _("the photo is too small to read cards."),
     ),
 )
 
 
 def explain_photo(reason: str) -> str:
     """Why a scan gave no photo or no cards, in the language in use. In English the vision layer's own words
-    are kept (they carry the details a technician wants); a reason not listed here is shown as written."""
-    if i18n.language() == i18n.DEFAULT_LANGUAGE:
-        return reason
-    for pattern, say in _PHOTO:
+    are kept (they carry the details a technician wants) unless they name a file path; a reason not listed
+    here is shown as written."""
+    reasons = _PATHS if i18n.language() == i18n.DEFAULT_LANGUAGE else _PATHS + _PHOTO
+    for pattern, say in reasons:
         m = pattern.match(reason)
         if m:
             return say(m)
