@@ -16,11 +16,16 @@ os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The modules that hold a slow test run first, each module kept whole and in its own order: the long
-    kiosk walks and training smokes start at once, and the two pytest-xdist workers (make test) end on
-    short tests instead of one worker finishing a long one alone. Every worker sorts the same way."""
-    slow_modules = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow_modules)  # stable: order kept within
+    """The modules that hold the most slow tests run first, each module kept whole and in its own order:
+    the long kiosk walks start at once, and the two pytest-xdist workers of make test (work stealing: an
+    idle worker takes the far end of the other's queue) end on short tests instead of one worker finishing
+    a long walk alone. Every worker sorts the same way."""
+    slow: dict[str, int] = {}
+    for item in items:
+        if item.get_closest_marker("slow"):
+            module = item.nodeid.split("::")[0]
+            slow[module] = slow.get(module, 0) + 1
+    items.sort(key=lambda item: -slow.get(item.nodeid.split("::")[0], 0))  # stable: order kept within
 
 
 def _cpu_seconds() -> float:
