@@ -124,9 +124,11 @@ def markdown(reports: list[dict[str, Any]]) -> str:
         "`tabletally deck train`'s fine-tune (`models.training.deck_tune.tune`) within the minutes given.",
         "Recall / precision of cards, read as the kiosk reads. Deals: fanned 52-card packs of the design",
         "itself at 1920 x 1080, every index showing in part, the whole pack the truth. Held-back check:",
-        "`tune`'s never-worse check, 24 scenes composed from the teaching photos (truth: cards with 70 % of",
-        "an index in view). Teaching: wall minutes with the load average of this shared 2-core machine, and",
-        "the process's CPU minutes over 2 (what it would take alone on 2 cores).",
+        "`tune`'s never-worse check, 24 scenes composed from the teaching photos (truth: the cards with an",
+        "index labelled, as the recipe labels them). Teaching: wall minutes with the load average of this",
+        "shared 2-core machine, and the process's CPU minutes over 2 (about what it would take alone on 2",
+        "cores). Read time: median ms of a deal as the kiosk reads it, the same memory, the taught detector",
+        "over the shipped one, alternating photo by photo in one run on this loaded machine.",
         "",
         "| design | recipe | deals: standard | memory alone | memory + taught detector "
         "| held-back check: memory alone "
