@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from kivy.metrics import dp
 from kivy.uix.widget import Widget
 
-from ui.design import MUTED, TOUCH, font, landscape
+from ui.design import GAP, GAP_L, GAP_S, MUTED, TOUCH, font, landscape
 from ui.i18n import _, ngettext, num
 from ui.logic import games
 from ui.logic.alltime import Records, warm_up
 from ui.logic.record_views import all_time_rows, date_text, night_rows, night_view, story_lines
-from ui.screens.base import Base, short
+from ui.screens.base import Base
 from ui.screens.players import PlayerScreen, PlayersScreen
 from ui.store import night_of
 from ui.widgets.basic import AutoLbl, Btn, hbox, scroller, table, vbox
@@ -30,21 +31,20 @@ class NightsScreen(Base):
         root.add_widget(self.top_bar(_("Nights"), back=(_("Home"), self.app.go_home)))
         records = Records(self.kiosk.store)
         rows = night_rows(records)
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        box = vbox(size_hint_y=None, spacing=dp(4))
+        body = hbox(spacing=dp(GAP_L)) if landscape() else vbox(spacing=dp(GAP_L))
+        box = vbox(size_hint_y=None, spacing=dp(GAP_S))
         if not rows:
             box.add_widget(AutoLbl(_("No nights yet."), "m", color=MUTED))
         for i, row in enumerate(rows):
-            box.add_widget(
-                Btn(
-                    short(row.text, 100),
-                    lambda d=row.date: open_night(self.app, d),
-                    role="quiet",
-                    name=f"night-{i}",
-                    halign="left",
-                    height=TOUCH + dp(32) if "\n" in row.text else TOUCH + dp(8),
-                )
+            button = Btn(
+                row.text,
+                partial(open_night, self.app, row.date),
+                role="quiet",
+                name=f"night-{i}",
+                halign="left",
             )
+            fit_height(button)  # the winners may wrap to a second or third line: the button grows with them
+            box.add_widget(button)
         nights = scroller(box)
         standings = vbox()
         if landscape():
@@ -65,8 +65,8 @@ class NightScreen(Base):
         date = self.date or dt.date.today()
         view = night_view(Records(self.kiosk.store), date)
         root.add_widget(self.top_bar(date_text(date), back=(_("Nights"), lambda: self.app.go("nights"))))
-        body = hbox(spacing=dp(8)) if landscape() else vbox(spacing=dp(8))
-        left = vbox(size_hint_y=None, spacing=dp(2))
+        body = hbox(spacing=dp(GAP_L)) if landscape() else vbox(spacing=dp(GAP_L))
+        left = vbox(size_hint_y=None, spacing=dp(GAP_S))
         left.add_widget(AutoLbl(_("Games"), "m", bold=True, color=MUTED))
         for line in view.games:
             n = line.entries
@@ -77,7 +77,7 @@ class NightScreen(Base):
             result = _("won by {winner}").format(winner=line.winner) if line.winner else _(line.status)
             kind = _("Jhyap") if line.kind == games.JHYAP else _("Seep")
             text = f"{num(line.started)} {kind}: {line.players}  ({entries}, {result})"
-            left.add_widget(AutoLbl(short(text, 110), "s"))
+            left.add_widget(AutoLbl(text, "s"))  # wraps: many players or long names take two lines
         left.add_widget(AutoLbl(_("The night's story"), "m", bold=True, color=MUTED))
         for story in view.story:
             left.add_widget(AutoLbl(story, "s"))
@@ -100,7 +100,7 @@ class StoryScreen(Base):
     def build(self, root: Any) -> None:
         date = self.date or dt.date.today()
         root.add_widget(self.top_bar(_("The night's story")))
-        box = vbox(size_hint_y=None, spacing=dp(8))
+        box = vbox(size_hint_y=None, spacing=dp(GAP))
         box.add_widget(AutoLbl(date_text(date), "m", color=MUTED))
         for i, line in enumerate(story_lines(Records(self.kiosk.store).story(date))):
             box.add_widget(AutoLbl(line, "l" if i == 0 else "m", bold=i == 0))
@@ -110,6 +110,16 @@ class StoryScreen(Base):
     def done(self) -> None:
         then, self.then = self.then, None
         (then or self.app.go_home)()
+
+
+def fit_height(button: Btn) -> None:
+    """Make ``button``'s height follow its wrapped text (at least a touch target's), so that no line of it
+    is cut off however many lines the words take in the language in use."""
+
+    def follow(*_: Any) -> None:
+        button.height = max(TOUCH, button.texture_size[1] + dp(2 * GAP_L))
+
+    button.bind(texture_size=follow)
 
 
 def record_screens(app: TableTallyApp) -> dict[str, Base]:
