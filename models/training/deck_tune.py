@@ -33,6 +33,7 @@ from models.training.deck_scenes import CutFaces, TaughtCard, cut_faces, scenes
 
 WORK_DIR = "training"  # in the deck's folder: the scenes and checkpoints of an unfinished teaching
 MODEL_DIR = "model"  # in the deck's folder: the kept detector (cards.onnx, classes.json, NCNN files)
+NEAR_SMALL = 0.25  # box_scale: corners within this share of SMALL_CORNER (where the size tests decide)
 RESULT_FILE = "tuned.json"  # in MODEL_DIR: what was measured when it was kept
 SHIPPED_PT = MODELS_DIR / "cards.pt"
 SHIPPED_CLASSES = MODELS_DIR / "classes.json"
@@ -344,6 +345,60 @@ def never_worse(
     return readings[0], readings[1]
 
 
+def box_scale(model: Path, made: Sequence[tuple[np.ndarray, list[str]]], pairs: int = 20) -> float | None:
+    """How much larger ``model`` draws a corner's box than the shipped model: over the corners both find in
+    the whole photo of the scenes ``made`` (upright, one pass each; one corner: boxes of IoU over 0.5) that
+    the shipped model sees near the size tests' ``SMALL_CORNER`` (within ``NEAR_SMALL`` of it, in model-input
+    pixels; all of them where fewer than ``pairs`` are), the median ratio of their sides (``sqrt(w * h)``:
+    the ratio shrinks as corners grow, and the tests decide at that size); None where fewer than ``pairs``
+    corners are found by both. Kept in the model's ``classes.json`` ("box_scale"), so that the reading's
+    size tests, made for the shipped model's boxes, follow it
+    (:func:`vision.runtimes.model_files.model_box_scale`)."""
+    from vision.base.geometry import box_iou_one, class_nms
+    from vision.reading.detector import CardDetector
+    from vision.reading.passes import Passes
+    from vision.reading.rules import SMALL_CORNER
+
+    shipped = CardDetector(threads=CPU_THREADS).load()
+    taught = CardDetector(model, threads=CPU_THREADS).load()
+    ratios: list[np.ndarray] = []
+    sizes: list[np.ndarray] = []
+    for image, _truth in made:
+        found = []
+        for detector in (shipped, taught):
+            boxes, scores = Passes(detector, image).whole(0)
+            found.append(boxes[class_nms(boxes, scores, detector.iou)])
+        ours, theirs = found
+        if not len(ours) or not len(theirs):
+            continue
+        iou = box_iou_one(ours[:, None, :], theirs)
+        best = iou.argmax(axis=1)
+        matched = iou[np.arange(len(ours)), best] > 0.5
+        side = np.sqrt((ours[:, 2] - ours[:, 0]) * (ours[:, 3] - ours[:, 1]))
+        other = theirs[best]
+        other_side = np.sqrt((other[:, 2] - other[:, 0]) * (other[:, 3] - other[:, 1]))
+        ratios.append((other_side / np.maximum(side, 1e-6))[matched])
+        sizes.append(side[matched] * shipped.view_scale(image.shape[:2]))
+    every = np.concatenate(ratios) if ratios else np.zeros(0)
+    if len(every) < pairs:
+        return None
+    near = np.abs(np.concatenate(sizes) / SMALL_CORNER - 1.0) <= NEAR_SMALL
+    return round(float(np.median(every[near] if near.sum() >= pairs else every)), 3)
+
+
+def keep_box_scale(folder: Path, scale: float | None) -> None:
+    """Write ``scale`` (:func:`box_scale`) into the ``classes.json`` of the model in ``folder`` ("box_scale";
+    None: removed, the reading's size tests stay the shipped model's)."""
+    from vision.runtimes.model_files import BOX_SCALE_KEY
+
+    path = folder / "classes.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.pop(BOX_SCALE_KEY, None)
+    if scale is not None:
+        data[BOX_SCALE_KEY] = scale
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
 # ---------------------------------------------------------------------------------------------- the run
 
 
@@ -399,7 +454,9 @@ def finish(
     shutil.rmtree(staged, ignore_errors=True)
     ncnn = export(weights, staged, progress)
     progress("checking on held-back scenes of the deck")
-    before, after = never_worse(memory, staged / "cards.onnx", held_back(cut.faces, cfg), progress)
+    checks = held_back(cut.faces, cfg)
+    keep_box_scale(staged, box_scale(staged / "cards.onnx", checks))
+    before, after = never_worse(memory, staged / "cards.onnx", checks, progress)
     kept = after.net >= before.net
     result = TuneResult(
         kept, before, after, (time.monotonic() - begun) / 60, epochs, len(cut.faces), cut.problems(), ncnn

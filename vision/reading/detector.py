@@ -77,6 +77,7 @@ from vision.runtimes.model_files import (
     ROTATION_CHOICES,
     ROTATIONS_ENV,
     loading_conf,
+    model_box_scale,
     reader_from_env,
     rotations_from,
     rotations_from_env,
@@ -210,6 +211,9 @@ class CardDetector:
         """Whether the model also takes inputs of other sizes (dynamic height and width): the focused
         reading's large look (:func:`vision.reading.rules.look_side`)."""
         self.codes: tuple[str, ...] = CARD_CODES
+        self.box_scale = 1.0
+        """How much larger the model draws a corner's box than the shipped model (``classes.json``
+        "box_scale", :func:`vision.runtimes.model_files.model_box_scale`): the size tests follow it."""
 
     def __repr__(self) -> str:
         if self.runtime != "onnx":
@@ -221,6 +225,13 @@ class CardDetector:
         """The score a candidate of one pass needs to be considered: ``conf``, or ``READER_FLOOR * conf``
         with a corner reader (which can raise a weak corner it reads surely over ``conf``)."""
         return self.conf * READER_FLOOR if self.reader is not None else self.conf
+
+    @property
+    def small_corner(self) -> float:
+        """``SMALL_CORNER`` for this model's boxes: the median corner size (model-input pixels) under which
+        a photo's corners are small, times :attr:`box_scale` (exactly ``SMALL_CORNER`` for the shipped
+        model)."""
+        return SMALL_CORNER * self.box_scale
 
     @property
     def loaded(self) -> bool:
@@ -249,6 +260,7 @@ class CardDetector:
                 model.load()
                 self.imgsz, self.input_hw, self.resizable = model.imgsz, model.input_hw, model.resizable
                 self.codes = model.codes
+                self.box_scale = model_box_scale(self.model_path)
             if self.reader is not None:
                 self.reader.load()
         return self
@@ -330,7 +342,7 @@ class CardDetector:
         whole = self.view_scale(image_hw)
         if len(boxes):
             sides = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]))
-            if self.tiles_for(image_hw) == 1 and float(np.median(sides)) * whole >= SMALL_CORNER:
+            if self.tiles_for(image_hw) == 1 and float(np.median(sides)) * whole >= self.small_corner:
                 return 1
             size = float(np.quantile(sides, FAR_QUANTILE)) * whole
         else:
@@ -414,7 +426,7 @@ class CardDetector:
         in_h, in_w = self.input_hw or rect_input_size(image_hw, self.imgsz)
         scale = min(in_h / h, in_w / w)
         median = statistics.median(box_size(d.box) for d in found)
-        return median * scale < SMALL_CORNER
+        return median * scale < self.small_corner
 
     def _candidates(
         self, image: np.ndarray, quarter_turns: int = 0, floor: float | None = None

@@ -8,7 +8,7 @@ import numpy as np
 from vision.base.geometry import class_nms, rect_input_size
 from vision.base.types import Detection
 from vision.reading.passes import Passes
-from vision.reading.rules import AUTO_TILE_FACTOR, SMALL_CORNER, PassDetector, look_side
+from vision.reading.rules import AUTO_TILE_FACTOR, PassDetector, look_side
 
 
 def read_far(detector: PassDetector, passes: Passes) -> list[Detection] | None:
@@ -33,7 +33,9 @@ def read_far(detector: PassDetector, passes: Passes) -> list[Detection] | None:
     found = boxes[class_nms(boxes, scores, detector.iou)]
     side = look_side(detector, hw)
     sides = np.sqrt((found[:, 2] - found[:, 0]) * (found[:, 3] - found[:, 1]))
-    if side > detector.imgsz and (not len(found) or float(np.median(sides)) * scales[0] < SMALL_CORNER):
+    if side > detector.imgsz and (
+        not len(found) or float(np.median(sides)) * scales[0] < detector.small_corner
+    ):
         # The focused reading takes the large look here anyway: its corners, seen 1.8 times larger, tell
         # their sizes better than the few the first look found (the largest of them).
         look = passes.whole(0, long_side=side)

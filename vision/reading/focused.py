@@ -11,7 +11,8 @@ lets the corner reader give its opinion, and looks again only at the *spots in d
   at least ``RIVAL`` times its best (a 6 that could be a 9);
 * a faint trace: a candidate the first pass scored between ``FAINT`` and the candidates' threshold,
   away from every corner found (a card seen but not read);
-* a small corner (under ``SMALL_CORNER`` model-input pixels) in a photo large enough to be tiled.
+* a small corner (under ``SMALL_CORNER`` model-input pixels, for the model's own boxes:
+  ``small_corner``) in a photo large enough to be tiled.
 
 For those spots it adds the whole photo turned half a turn (when the detector reads in two turns) and
 the crops of the 2 x 2 grid that hold them, upright; only the crops holding a spot that these views,
@@ -68,7 +69,6 @@ from vision.reading.rules import (
     FOCUSED,
     FULL,
     FUSE_IOU,
-    SMALL_CORNER,
     TILE_ROTATIONS,
     FocusRules,
     PassDetector,
@@ -186,9 +186,9 @@ def find_doubt(
         in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
         scale = min(in_h / hw[0], in_w / hw[1])
         size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
-        small_mask = kept & ~unsure_mask & (size < SMALL_CORNER)
+        small_mask = kept & ~unsure_mask & (size < detector.small_corner)
         # A photo tiled by size alone, or one whose corners are mostly small, as the full reading decides.
-        if large_photo or (kept.any() and float(np.median(size[kept])) < SMALL_CORNER):
+        if large_photo or (kept.any() and float(np.median(size[kept])) < detector.small_corner):
             small = _centres(boxes[small_mask])
     doubt = Doubt(_centres(boxes[unsure_mask]), _centres(faint_boxes), small)
     return doubt, (boxes[kept], merged[kept])
@@ -328,12 +328,13 @@ def spot_windows(spots: np.ndarray, image_hw: tuple[int, int], side: int) -> lis
 
 
 def _mostly_small(detector: PassDetector, boxes: np.ndarray, hw: tuple[int, int]) -> bool:
-    """Whether the median of corner ``boxes`` found in the whole photo is under ``SMALL_CORNER``
-    model-input pixels (the full reading's own test for adding crops: ``corners_are_small``)."""
+    """Whether the median of corner ``boxes`` found in the whole photo is under the model's
+    ``small_corner`` model-input pixels (the full reading's own test for adding crops:
+    ``corners_are_small``)."""
     in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
     scale = min(in_h / hw[0], in_w / hw[1])
     size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
-    return bool(len(size)) and float(np.median(size)) < SMALL_CORNER
+    return bool(len(size)) and float(np.median(size)) < detector.small_corner
 
 
 def _tiles_worth(detector: PassDetector, doubt: Doubt, first: View, hw: tuple[int, int]) -> bool:
@@ -347,7 +348,7 @@ def _tiles_worth(detector: PassDetector, doubt: Doubt, first: View, hw: tuple[in
     in_h, in_w = detector.input_hw or rect_input_size(hw, detector.imgsz)
     scale = min(in_h / hw[0], in_w / hw[1])
     size = np.sqrt((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])) * scale
-    return float(np.median(size)) < SMALL_CORNER
+    return float(np.median(size)) < detector.small_corner
 
 
 def read_with_effort(

@@ -108,6 +108,23 @@ def exported_imgsz(model_path: Path) -> int | None:
     return None
 
 
+BOX_SCALE_KEY = "box_scale"  # classes.json: how much larger the model draws corner boxes than the shipped one
+BOX_SCALE_RANGE = (0.5, 2.0)  # a "box_scale" outside this is not believed (1.0 is used)
+
+
+def model_box_scale(model_path: Path) -> float:
+    """How much larger the model draws a corner's box than the shipped model does (its ``classes.json``
+    "box_scale": a taught deck's detector measures it on its held-back scenes when it is kept,
+    :func:`models.training.deck_tune.box_scale`); 1.0 where it has none or an unbelievable one. The reading's
+    size tests (``SMALL_CORNER``) are made for the shipped model's boxes and follow it."""
+    value = classes_json(model_path).get(BOX_SCALE_KEY)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        low, high = BOX_SCALE_RANGE
+        if low <= float(value) <= high:
+            return float(value)
+    return 1.0
+
+
 def model_conf(model_path: Path) -> float | None:
     """The threshold the model was tuned for (its ``classes.json`` "conf"), None where it has none."""
     return tuned_conf(classes_json(model_path), model_path.parent / CLASSES_FILE)
