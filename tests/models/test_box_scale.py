@@ -26,7 +26,7 @@ def test_the_shipped_model_against_itself_is_one() -> None:
 
 
 def test_too_few_corners_give_none() -> None:
-    blank = [(np.full((480, 640, 3), 40, np.uint8), [])]
+    blank: list[tuple[np.ndarray, list[str]]] = [(np.full((480, 640, 3), 40, np.uint8), [])]
     assert box_scale(MODELS_DIR / "cards.onnx", blank) is None
 
 
