@@ -211,7 +211,7 @@ _PHOTO: _Reasons = (
     (re.compile(r"^no camera available: .*$"), lambda m: _("No camera was found.")),
     (
         re.compile(r"^the Pi camera needs picamera2, which is not installed .*$"),
-        lambda m: _("The Pi camera's software (picamera2) is not installed."),
+        lambda m: _("The Pi camera's software is not installed."),
     ),
     (
         re.compile(r"^(?:.*: )?the photo is blank \(.*\); is the lens covered or the light off\?$"),
