@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from models.training.classes import CLASS_INDEX
-from ui.devtools.demo import DEALS, PLAYERS, ROUNDS
+from ui.devtools.demo_data import DEALS, PLAYERS, ROUNDS
 from ui.devtools.demo_photos import photo_plan, read_as_kiosk, round_logs, seats_of
 from ui.logic import games
 from vision.base.photo import load_image

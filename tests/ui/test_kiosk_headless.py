@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.ui.headless import ROOT, DemoWalk, demo_result, headless_env, result_line, run_demo
-from ui.devtools.demo import DEALS, PLAYERS, ROUNDS
+from ui.devtools.demo_data import DEALS, PLAYERS, ROUNDS
 from ui.store import GameStatus, Store
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1000)]

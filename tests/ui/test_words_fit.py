@@ -1,5 +1,6 @@
-"""Words that fit, in every language the kiosk speaks: the scripted demo walks every screen at 800x480 and
-720x1280 and checks that each label shows its whole text in its box (ui.devtools.demo.text_fit_problem).
+"""Words that fit, in every language the kiosk speaks: the scripted demo walks every screen at 800x480
+and 720x1280 and checks that each label shows its whole text in its box
+(ui.devtools.demo_driver.text_fit_problem).
 
 English runs with the demo test (test_kiosk_headless); this runs the same walk in each other language
 whose catalog is compiled (`make catalogs`), and is skipped for one that is not.

@@ -37,7 +37,7 @@ import numpy as np
 from models.training.classes import CLASS_INDEX
 from models.training.data.decks import decks_by_name
 from models.training.data.scenes import Face, FaceLibrary, Placement, render_scene
-from ui.devtools.demo import DEALS, MAX_SCORE, PLAYERS, ROUNDS
+from ui.devtools.demo_data import DEALS, MAX_SCORE, PLAYERS, ROUNDS
 from ui.logic.seep_deal import HALVES
 from vision.table.seats import SeatMap, layout
 

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ui.devtools.browser import Chromium, find_chromium
-from ui.devtools.demo import PLAYERS, ROUNDS
+from ui.devtools.demo_data import PLAYERS, ROUNDS
 from ui.logic.kiosk import Kiosk
 from ui.share.server import ShareServer
 from ui.store import Store

@@ -2,8 +2,9 @@
 
 The camera is a scripted table (:class:`vision.devtools.table_film.FilmCamera`: films made with the
 synthetic renderer, the hands laid seat by seat where the night's seats are) and its reading is scripted
-too (:class:`ui.devtools.demo.ScriptedTable`'s detections in a :class:`vision.runtimes.fake.FakeDetector`),
-so what is counted is the kiosk's own flow: the live view, the watcher, the automatic scan, the screens.
+too (:class:`ui.devtools.demo_table.ScriptedTable`'s detections in a
+:class:`vision.runtimes.fake.FakeDetector`), so what is counted is the kiosk's own flow: the live view, the
+watcher, the automatic scan, the screens.
 
 - ``taps``: the taps of a Jhyap round read right, one card misread, one card misplaced, and a Seep deal,
   with the watching on (Settings' default): the players lay the cards and tap only what is left.
@@ -17,8 +18,10 @@ import json
 import time
 from typing import Any
 
-from ui.devtools import demo
-from ui.devtools.demo import ROUNDS, DemoError, Driver, Script, ScriptedTable, new_jhyap, step, wait_idle
+from ui.devtools.demo_data import DEALS, PLAYERS, ROUNDS
+from ui.devtools.demo_driver import DemoError, Driver, Script, step, wait_idle
+from ui.devtools.demo_games import new_jhyap
+from ui.devtools.demo_table import ScriptedTable
 
 SCAN_WAIT = 30.0  # seconds the film may take to be read by itself before the demo gives up
 
@@ -78,7 +81,7 @@ def tap_count_script(d: Driver, app: Any) -> Script:
     caller, hands = ROUNDS[0]
     seats = app.kiosk.seat_map()
     table.seats, table.centre = list(seats.seats), seats.centre
-    table.hands = [hands[p] for p in demo.PLAYERS]
+    table.hands = [hands[p] for p in PLAYERS]
     for k, case in enumerate(("read right", "one card misread", "one card misplaced")):
         table.misread = ("9C", "6C") if case == "one card misread" else None
         table.misplaced = ("8S", 3) if case == "one card misplaced" else None  # Chandra's 8S by Dipa's hand
@@ -91,11 +94,11 @@ def tap_count_script(d: Driver, app: Any) -> Script:
         if flow.caller != caller:
             yield from d.press(f"caller-{flow.active.index(caller)}")
         if case == "one card misread":
-            seat = demo.PLAYERS.index("बिकास")
+            seat = PLAYERS.index("बिकास")
             index = [c.code for c in flow.hands["बिकास"]].index("6C")
             yield from d.press(f"card-{seat}-{index}", "alt-9C")
         if case == "one card misplaced":
-            seat = demo.PLAYERS.index("Dipa")
+            seat = PLAYERS.index("Dipa")
             index = [c.code for c in flow.hands["Dipa"]].index("8S")
             yield from d.press(f"card-{seat}-{index}")
             choices = card_choices(flow, jhyap_view(flow), "Dipa", index)
@@ -108,12 +111,12 @@ def tap_count_script(d: Driver, app: Any) -> Script:
     # Seep: the sweeps during play, then both piles laid out on their halves: read by themselves.
     yield from d.press("back")
     yield from d.press("new-seep")
-    for name in demo.PLAYERS:
+    for name in PLAYERS:
         recent = app.screens["new_game"].form.recent_choices()
         d.tap(f"recent-{recent.index(name)}")
         yield
     yield from d.press("start")
-    captured, sweeps = demo.DEALS[1]
+    captured, sweeps = DEALS[1]
     halves = app.kiosk.seep.halves
     table.seats, table.centre = list(halves.seats), halves.centre
     table.hands = [list(captured["A"] or []), list(captured["B"] or [])]
@@ -145,7 +148,7 @@ def watch_script(d: Driver, app: Any) -> Script:
     caller, hands = ROUNDS[0]
     seats = app.kiosk.seat_map()
     table.seats, table.centre = list(seats.seats), seats.centre
-    table.hands = [hands[p] for p in demo.PLAYERS]
+    table.hands = [hands[p] for p in PLAYERS]
     lay(app, table.hands, seats, 0)
     live = app.live
     shot_words = {WAITING: "watch-waiting", HOLD: "watch-hold", READING: "watch-reading"}
