@@ -433,12 +433,9 @@ def final_table(log: dict[str, Any]) -> tuple[FinalLine, ...]:
 
 
 def seep_winner(log: dict[str, Any]) -> str | None:
-    """The team with more baazis (by its players' names), or None when level."""
-    state = games.seep_state(log)
-    a, b = state.baazis["A"], state.baazis["B"]
-    if a == b:
-        return None
-    return team_name(log, "A" if a > b else "B")
+    """The team ahead on baazis (the scorer's game facts), by its players' names; None when level."""
+    ahead = games.facts(log).winner
+    return None if ahead is None else team_name(log, ahead)
 
 
 # -- tonight -----------------------------------------------------------------------------------------
