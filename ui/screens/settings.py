@@ -174,9 +174,8 @@ class SettingsScreen(Base):
         self.app.sharing.switch(on)
         self.refresh()
 
-    def language_strip(self) -> Any:
-        """The three languages, each in its own script, and the two kinds of digits, in one row."""
-        row = hbox(size_hint_y=None, height=TOUCH)
+    def language_buttons(self, row: Any) -> None:
+        """One button per interface language, each named in its own script, added to ``row``."""
         for code, name in LANGUAGES.items():
             row.add_widget(
                 Btn(
@@ -186,7 +185,9 @@ class SettingsScreen(Base):
                     role="selected" if language() == code else "normal",
                 )
             )
-        row.add_widget(Widget(size_hint_x=0.15))
+
+    def digit_buttons(self, row: Any) -> None:
+        """One button per kind of digits, each showing a sample, added to ``row``."""
         for style, sample in ((WESTERN, "0 1 2 3"), (DEVANAGARI, "\u0966 \u0967 \u0968 \u0969")):
             row.add_widget(
                 Btn(
@@ -196,33 +197,24 @@ class SettingsScreen(Base):
                     role="selected" if digits() == style else "normal",
                 )
             )
+
+    def language_strip(self) -> Any:
+        """The three languages, each in its own script, and the two kinds of digits, in one row."""
+        row = hbox(size_hint_y=None, height=TOUCH)
+        self.language_buttons(row)
+        row.add_widget(Widget(size_hint_x=0.15))
+        self.digit_buttons(row)
         return row
 
     def language_rows(self, body: Any) -> None:
         """The interface language (each in its own script) and the digits every number is shown in."""
         body.add_widget(AutoLbl(_("Language"), "m", bold=True, color=MUTED))
         row = hbox(size_hint_y=None, height=TOUCH)
-        for code, name in LANGUAGES.items():
-            row.add_widget(
-                Btn(
-                    name,
-                    lambda c=code: self.app.set_language(c),
-                    name=f"language-{code}",
-                    role="selected" if language() == code else "normal",
-                )
-            )
+        self.language_buttons(row)
         body.add_widget(row)
         body.add_widget(AutoLbl(_("Digits"), "m", bold=True, color=MUTED))
         row = hbox(size_hint_y=None, height=TOUCH)
-        for style, sample in ((WESTERN, "0 1 2 3"), (DEVANAGARI, "\u0966 \u0967 \u0968 \u0969")):
-            row.add_widget(
-                Btn(
-                    sample,
-                    lambda s=style: self.app.set_digits(s),
-                    name=f"digits-{style}",
-                    role="selected" if digits() == style else "normal",
-                )
-            )
+        self.digit_buttons(row)
         body.add_widget(row)
 
     def set_camera(self, spec: str) -> None:
