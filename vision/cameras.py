@@ -321,7 +321,7 @@ class PiCamera(_CameraBase):
         """The still's (width, height) as asked; None for the size the reading needs: the sensor's own
         halved while it stays at least ``vision.table.placement.CAPTURE_WIDTH`` wide (a Camera Module 3's 2304
         x
-        1296 binned mode, same field of view; chosen by measurement, docs/vision.md)."""
+        1296 binned mode, same field of view; chosen by measurement, models/eval/placement.md)."""
         self.name = f"Pi camera {camera_num}"
         self.model: str | None = None
         """After open(): libcamera's sensor name (``imx708``, ``imx708_wide``...), when it gives one."""

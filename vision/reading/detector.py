@@ -136,7 +136,7 @@ class CardDetector:
     ``rotations`` (1, 2 or 4; default ``$TABLETALLY_ROTATIONS``, else ``DEFAULT_ROTATIONS``) reads the
     whole photo that many times, turned by quarter turns, and the crops in up to ``TILE_ROTATIONS`` turns;
     all these views, the crops included, vote on each corner (:func:`vision.base.geometry.fuse_views`). Each
-    turn costs about one more pass; what it buys is measured in docs/vision.md.
+    turn costs about one more pass; what it buys is measured by make bench.
 
     ``reader`` (default ``$TABLETALLY_READER``, else the shipped ``models/reader.onnx``; ``"off"`` for
     none) is the corner reader: a second model that reads every corner found again from the

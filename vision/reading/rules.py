@@ -17,8 +17,8 @@ from vision.base.geometry import TILE_OVERLAP
 from vision.base.types import Detection
 from vision.reader.corners import CornerReader
 
-AUTO_TILE_FACTOR = 2.0  # chosen by measurement: docs/vision.md ("Speed and memory", the tiling tables)
-SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto also tiles: docs/vision.md
+AUTO_TILE_FACTOR = 2.0  # chosen by measurement (make bench, reading part)
+SMALL_CORNER = 24.0  # median corner size (model input pixels) under which auto also tiles (make bench)
 READER_WEIGHT = 0.5  # the reader's weight in a corner's scores: docs/vision.md ("The corner reader")
 READER_FLOOR = 0.5  # with a reader, the detector's candidates down to this share of ``conf`` are re-read
 FINE_PX = 9.0  # a far table's crops are chosen to show its median corner at least this large (placement.md)

@@ -31,7 +31,7 @@ def onnx_session(path: Path, threads: int, what: str) -> Any:
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.log_severity_level = 3
     # Threads that spin while waiting for work steal the CPU from everything else on a small board
-    # (the kiosk's UI), and on a busy machine they slow inference itself down (docs/vision.md).
+    # (the kiosk's UI), and on a busy machine they slow inference itself down (make bench, backends part).
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
