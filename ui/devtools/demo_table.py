@@ -27,6 +27,15 @@ class ScriptedTable:
         self.misread: tuple[str, str] | None = None  # (true code, code read)
         self.misplaced: tuple[str, int] | None = None  # (code, seat it lies in front of)
 
+    def lay_round(self, app: Any) -> tuple[str, dict[str, list[str]], Any]:
+        """The first scripted round's hands laid at the night's seats; returns its caller, its hands by
+        player and the seat map."""
+        caller, hands = ROUNDS[0]
+        seats = app.kiosk.seat_map()
+        self.seats, self.centre = list(seats.seats), seats.centre
+        self.hands = [hands[p] for p in PLAYERS]
+        return caller, hands, seats
+
     def scanner(self, app: Any) -> Any:
         """The kiosk's own scanner (camera, worker thread) reading with this table's detections."""
         from ui.logic.scan import Scanner
@@ -71,6 +80,44 @@ class ScriptedTable:
         return out
 
 
+def check_round(case: str, flow: Any, hands: dict[str, list[str]]) -> None:
+    """Raises DemoError unless the Jhyap round holds the scripted ``hands``."""
+    held = {p: sorted(c) for p, c in flow.codes().items()}
+    if held != {p: sorted(c) for p, c in hands.items()}:
+        raise DemoError(f"{case}: the round holds {flow.codes()}, not {hands}")
+
+
+def start_seep_deal(
+    d: Driver, app: Any, table: ScriptedTable
+) -> Generator[Any, None, tuple[Any, Any, Any, int]]:
+    """From the round screen: home, a new Seep game of the players, the second scripted deal's piles on
+    the scripted table's halves and its sweeps tapped. Returns the deal's piles, its sweeps, the halves and
+    the tap count before the sweeps."""
+    yield from d.press("back")  # the round screen -> home
+    yield from d.press("new-seep")
+    for name in PLAYERS:
+        recent = app.screens["new_game"].form.recent_choices()
+        d.tap(f"recent-{recent.index(name)}")
+        yield
+    yield from d.press("start")
+    captured, sweeps = DEALS[1]
+    halves = app.kiosk.seep.halves
+    table.seats, table.centre = list(halves.seats), halves.centre
+    table.hands = [list(captured["A"] or []), list(captured["B"] or [])]
+    table.misread = table.misplaced = None
+    before = d.taps
+    for team, when in sweeps:
+        yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
+    return captured, sweeps, halves, before
+
+
+def check_deal(app: Any, captured: dict[str, list[str] | None]) -> None:
+    """Raises DemoError unless the Seep deal holds the scripted piles ``captured``."""
+    read = {t: sorted(c or []) for t, c in app.kiosk.seep.codes().items()}
+    if read != {t: sorted(c or []) for t, c in captured.items()} or app.kiosk.seep.missing():
+        raise DemoError(f"seep: the deal holds {app.kiosk.seep.codes()}, not {captured}")
+
+
 def tap_count_script(d: Driver, app: Any) -> Script:
     """Counts the taps of a Jhyap round and a Seep deal on the real screens, the camera's reading scripted
     (vision.runtimes.fake.FakeDetector): read right, one card misread, one card misplaced; a Seep deal read
@@ -82,10 +129,7 @@ def tap_count_script(d: Driver, app: Any) -> Script:
     counts: dict[str, int] = {}
     yield 0.2
     yield from new_jhyap(d, app)
-    caller, hands = ROUNDS[0]
-    seats = app.kiosk.seat_map()
-    table.seats, table.centre = list(seats.seats), seats.centre
-    table.hands = [hands[p] for p in PLAYERS]
+    caller, hands, seats = table.lay_round(app)
     for case in ("read right", "one card misread", "one card misplaced"):
         table.misread = ("9C", "6C") if case == "one card misread" else None
         table.misplaced = ("8S", 3) if case == "one card misplaced" else None  # Chandra's 8S by Dipa's hand
@@ -108,32 +152,14 @@ def tap_count_script(d: Driver, app: Any) -> Script:
             choices = card_choices(flow, jhyap_view(flow), "Dipa", index)
             yield from d.shot("taps-misplaced")
             yield from d.press(f"move-{[o for o, _ in choices.move_to].index('Chandra')}")
-        held = {p: sorted(c) for p, c in flow.codes().items()}
-        if held != {p: sorted(c) for p, c in hands.items()}:
-            raise DemoError(f"{case}: the round holds {flow.codes()}, not {hands}")
+        check_round(case, flow, hands)
         yield from d.press("confirm")
         counts[f"jhyap, {case}"] = d.taps - before
     # Seep: one photo of both piles; the first team's pile on the near half.
-    yield from d.press("back")  # the round screen -> home
-    yield from d.press("new-seep")
-    for name in PLAYERS:
-        recent = app.screens["new_game"].form.recent_choices()
-        d.tap(f"recent-{recent.index(name)}")
-        yield
-    yield from d.press("start")
-    captured, sweeps = DEALS[1]
-    halves = app.kiosk.seep.halves
-    table.seats, table.centre = list(halves.seats), halves.centre
-    table.hands = [list(captured["A"] or []), list(captured["B"] or [])]
-    table.misread = table.misplaced = None
-    before = d.taps
-    for team, when in sweeps:
-        yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
+    captured, sweeps, halves, before = yield from start_seep_deal(d, app, table)
     yield from d.press("scan-both")
     yield from wait_idle(app)
-    read = {t: sorted(c or []) for t, c in app.kiosk.seep.codes().items()}
-    if read != {t: sorted(c or []) for t, c in captured.items()} or app.kiosk.seep.missing():
-        raise DemoError(f"seep: the deal holds {app.kiosk.seep.codes()}, not {captured}")
+    check_deal(app, captured)
     yield from d.shot("taps-seep")
     yield from d.press("confirm")
     counts[f"seep, read right, {len(sweeps)} sweeps"] = d.taps - before

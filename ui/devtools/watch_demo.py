@@ -18,10 +18,10 @@ import json
 import time
 from typing import Any
 
-from ui.devtools.demo_data import DEALS, PLAYERS, ROUNDS
+from ui.devtools.demo_data import PLAYERS
 from ui.devtools.demo_driver import DemoError, Driver, Script, step, wait_idle
 from ui.devtools.demo_games import new_jhyap
-from ui.devtools.demo_table import ScriptedTable
+from ui.devtools.demo_table import ScriptedTable, check_deal, check_round, start_seep_deal
 
 SCAN_WAIT = 30.0  # seconds the film may take to be read by itself before the demo gives up
 
@@ -78,10 +78,7 @@ def tap_count_script(d: Driver, app: Any) -> Script:
     counts: dict[str, int] = {}
     yield 0.2
     yield from new_jhyap(d, app)
-    caller, hands = ROUNDS[0]
-    seats = app.kiosk.seat_map()
-    table.seats, table.centre = list(seats.seats), seats.centre
-    table.hands = [hands[p] for p in PLAYERS]
+    caller, hands, seats = table.lay_round(app)
     for k, case in enumerate(("read right", "one card misread", "one card misplaced")):
         table.misread = ("9C", "6C") if case == "one card misread" else None
         table.misplaced = ("8S", 3) if case == "one card misplaced" else None  # Chandra's 8S by Dipa's hand
@@ -103,34 +100,16 @@ def tap_count_script(d: Driver, app: Any) -> Script:
             yield from d.press(f"card-{seat}-{index}")
             choices = card_choices(flow, jhyap_view(flow), "Dipa", index)
             yield from d.press(f"move-{[o for o, _ in choices.move_to].index('Chandra')}")
-        held = {p: sorted(c) for p, c in flow.codes().items()}
-        if held != {p: sorted(c) for p, c in hands.items()}:
-            raise DemoError(f"{case}: the round holds {flow.codes()}, not {hands}")
+        check_round(case, flow, hands)
         yield from d.press("confirm")
         counts[f"jhyap, {case}"] = d.taps - before
     # Seep: the sweeps during play, then both piles laid out on their halves: read by themselves.
-    yield from d.press("back")
-    yield from d.press("new-seep")
-    for name in PLAYERS:
-        recent = app.screens["new_game"].form.recent_choices()
-        d.tap(f"recent-{recent.index(name)}")
-        yield
-    yield from d.press("start")
-    captured, sweeps = DEALS[1]
-    halves = app.kiosk.seep.halves
-    table.seats, table.centre = list(halves.seats), halves.centre
-    table.hands = [list(captured["A"] or []), list(captured["B"] or [])]
-    table.misread = table.misplaced = None
-    before = d.taps
-    for team, when in sweeps:
-        yield from d.press(f"sweep-{team}" if when == "normal" else f"sweep-{when}-{team}")
+    captured, sweeps, halves, before = yield from start_seep_deal(d, app, table)
     lay(app, table.hands, halves, 3)
     yield 1.0
     yield from d.shot("taps-seep-watching")
     yield from read_by_itself(app)
-    read = {t: sorted(c or []) for t, c in app.kiosk.seep.codes().items()}
-    if read != {t: sorted(c or []) for t, c in captured.items()} or app.kiosk.seep.missing():
-        raise DemoError(f"seep: the deal holds {app.kiosk.seep.codes()}, not {captured}")
+    check_deal(app, captured)
     yield from d.press("confirm")
     counts[f"seep, read right, {len(sweeps)} sweeps"] = d.taps - before
     print("TAPS " + json.dumps(counts, ensure_ascii=False), flush=True)
@@ -145,10 +124,7 @@ def watch_script(d: Driver, app: Any) -> Script:
     app.scanner = film_scanner(app, table, reading_s=1.0)
     yield 0.2
     yield from new_jhyap(d, app)
-    caller, hands = ROUNDS[0]
-    seats = app.kiosk.seat_map()
-    table.seats, table.centre = list(seats.seats), seats.centre
-    table.hands = [hands[p] for p in PLAYERS]
+    caller, hands, seats = table.lay_round(app)
     lay(app, table.hands, seats, 0)
     live = app.live
     shot_words = {WAITING: "watch-waiting", HOLD: "watch-hold", READING: "watch-reading"}
