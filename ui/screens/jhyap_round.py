@@ -94,16 +94,7 @@ class JhyapRoundScreen(RoundScreen):
             )
             scan.disabled = busy
             bottom.add_widget(scan)
-            bottom.add_widget(
-                Btn(
-                    _("Seats"),
-                    self.app.show_seats,
-                    name="seats",
-                    role="quiet",
-                    size_hint_x=0.45,
-                    font_size=font("s"),
-                )
-            )
+            bottom.add_widget(self.seats_button(0.45))
         right = vbox(spacing=dp(6))
         right.add_widget(self.rows_widget(view, self.name_button))
         confirm = Btn(
@@ -119,6 +110,17 @@ class JhyapRoundScreen(RoundScreen):
         self.layout_body(root, left, right)
         if not busy:
             self.keep_scan_parts(left, status, scan, confirm)
+
+    def seats_button(self, width: float) -> Widget:
+        """The quiet "Seats" button (the seat map), ``width`` its share of its row."""
+        return Btn(
+            _("Seats"),
+            self.app.show_seats,
+            name="seats",
+            role="quiet",
+            size_hint_x=width,
+            font_size=font("s"),
+        )
 
     def between_rounds(self, view: CheckView) -> bool:
         """Before this round's photo (no hand read or typed yet, not an edit): the totals are the screen."""
@@ -165,16 +167,7 @@ class JhyapRoundScreen(RoundScreen):
         )
         scan.disabled = busy
         scan_row.add_widget(scan)
-        scan_row.add_widget(
-            Btn(
-                _("Seats"),
-                self.app.show_seats,
-                name="seats",
-                role="quiet",
-                size_hint_x=0.3,
-                font_size=font("s"),
-            )
-        )
+        scan_row.add_widget(self.seats_button(0.3))
         if self.kiosk.game is not None and self.kiosk.game.entries:  # the last round: undo it, or see it
             scan_row.add_widget(
                 Btn(_("Undo"), self.undo, role="quiet", name="undo", size_hint_x=0.3, font_size=font("s"))
