@@ -60,8 +60,10 @@ def lay(app: Any, hands: list[list[str]], seats: Any, seed: int) -> None:
 
 def read_by_itself(app: Any) -> Script:
     """Wait until the watcher has read the table and the result is on screen."""
-    begun = time.monotonic()
-    while not (app.scanner.busy or app.scan_pending):
+    begun, before = time.monotonic(), app.scan_started
+    # a scan begun since (app.scan_started moves at every scan): a quick reading may have begun and ended
+    # between two looks at app.scanner.busy and app.scan_pending
+    while app.scan_started == before and not (app.scanner.busy or app.scan_pending):
         if time.monotonic() - begun > SCAN_WAIT:
             raise DemoError(f"the table was not read by itself within {SCAN_WAIT:.0f} s")
         yield 0.1
